@@ -1,0 +1,184 @@
+"""The one error hierarchy of scorekit.
+
+```
+ScorekitError
+├── ConfigError (also ValueError)   bad option or input; names the field
+├── JudgeError
+│   ├── JudgeUnavailableError       unknown provider, missing key or extra
+│   ├── JudgeHTTPError              status_code, retry_after
+│   ├── JudgeTimeoutError
+│   └── JudgeOutputError            raw output, schema, attempts
+└── ScorerRunError                  scorer id, failed step, completed steps, partial result
+```
+
+Every error carries its data as attributes, survives pickling (for worker processes) and never
+includes an API key in its message.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from scorekit.pipeline import ScorerRunResult
+
+__all__ = [
+    "ConfigError",
+    "JudgeError",
+    "JudgeHTTPError",
+    "JudgeOutputError",
+    "JudgeTimeoutError",
+    "JudgeUnavailableError",
+    "ScorekitError",
+    "ScorerRunError",
+]
+
+
+class ScorekitError(Exception):
+    """Base class of every error scorekit raises on purpose."""
+
+
+class ConfigError(ScorekitError, ValueError):
+    """A bad option or input value.
+
+    Attributes:
+        field: the name of the option, argument or data field that is wrong (``None`` when the
+            error is not about one field).
+    """
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild_config_error, (str(self), self.field))
+
+
+def _rebuild_config_error(message: str, field: str | None) -> ConfigError:
+    return ConfigError(message, field=field)
+
+
+class JudgeError(ScorekitError):
+    """A judge (LLM) call failed."""
+
+
+class JudgeUnavailableError(JudgeError):
+    """The judge cannot be used: unknown provider, missing API key or missing optional extra."""
+
+
+class JudgeHTTPError(JudgeError):
+    """The judge's server answered with an HTTP error after all retries.
+
+    Attributes:
+        status_code: the HTTP status code of the last response.
+        retry_after: the server's ``Retry-After`` in seconds, when it sent one.
+    """
+
+    def __init__(
+        self, message: str, *, status_code: int, retry_after: float | None = None
+    ) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.retry_after = retry_after
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild_http_error, (str(self), self.status_code, self.retry_after))
+
+
+def _rebuild_http_error(
+    message: str, status_code: int, retry_after: float | None
+) -> JudgeHTTPError:
+    return JudgeHTTPError(message, status_code=status_code, retry_after=retry_after)
+
+
+class JudgeTimeoutError(JudgeError):
+    """A judge call did not finish within its timeout."""
+
+
+class JudgeOutputError(JudgeError):
+    """The judge's reply could not be turned into the requested structured output.
+
+    Attributes:
+        raw_output: the judge's last raw reply text (``None`` if there was none).
+        schema_name: the name of the schema the reply had to satisfy.
+        attempts: how many judge calls were made for this output (including repairs).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        raw_output: str | None = None,
+        schema_name: str | None = None,
+        attempts: int = 1,
+    ) -> None:
+        super().__init__(message)
+        self.raw_output = raw_output
+        self.schema_name = schema_name
+        self.attempts = attempts
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (
+            _rebuild_output_error,
+            (str(self), self.raw_output, self.schema_name, self.attempts),
+        )
+
+
+def _rebuild_output_error(
+    message: str, raw_output: str | None, schema_name: str | None, attempts: int
+) -> JudgeOutputError:
+    return JudgeOutputError(
+        message, raw_output=raw_output, schema_name=schema_name, attempts=attempts
+    )
+
+
+class ScorerRunError(ScorekitError):
+    """A step of a scorer run failed.
+
+    The message reads ``"Scorer Run Failed: <cause>"`` as in Mastra.
+
+    Attributes:
+        scorer_id: the id of the scorer that failed.
+        failed_step: the step that raised (``"preprocess"``, ``"analyze"``,
+            ``"generate_score"`` or ``"generate_reason"``).
+        completed_steps: the steps that finished before it, in order.
+        result: the partial result (status ``"error"``) with the results and prompts of the
+            completed steps, the judge usage so far and the error details.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        scorer_id: str,
+        failed_step: str,
+        completed_steps: tuple[str, ...] = (),
+        result: ScorerRunResult | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.scorer_id = scorer_id
+        self.failed_step = failed_step
+        self.completed_steps = completed_steps
+        self.result = result
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (
+            _rebuild_run_error,
+            (str(self), self.scorer_id, self.failed_step, self.completed_steps, self.result),
+        )
+
+
+def _rebuild_run_error(
+    message: str,
+    scorer_id: str,
+    failed_step: str,
+    completed_steps: tuple[str, ...],
+    result: ScorerRunResult | None,
+) -> ScorerRunError:
+    return ScorerRunError(
+        message,
+        scorer_id=scorer_id,
+        failed_step=failed_step,
+        completed_steps=completed_steps,
+        result=result,
+    )

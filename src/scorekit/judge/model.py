@@ -1,0 +1,131 @@
+"""The contract between scorekit and a language model used as a judge.
+
+``JudgeModel`` is the lowest layer: one chat completion in, raw text and token counts out. It knows
+nothing about schemas' meaning, retries or scorers. ``scorekit.judge.Judge`` sits on top and
+turns raw replies into validated structured output.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+__all__ = ["ChatMessage", "JudgeModel", "JudgeRequest", "JudgeResponse", "JudgeUsage"]
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    """One chat message sent to the judge."""
+
+    role: Literal["system", "user", "assistant"]
+    """Who speaks."""
+    content: str
+    """The message text."""
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    """One request to a judge model.
+
+    Attributes:
+        messages: the chat messages, system instructions first.
+        output_schema: the JSON schema the reply must satisfy, or ``None`` for free text.
+        schema_name: a short name for the schema (``"text"`` for free text).
+        step: the scorer step asking (``"analyze"`` ...), for logs and test doubles.
+        temperature: sampling temperature, ``>= 0`` (default 0: repeatable judgements).
+        max_tokens: the most tokens the reply may have, or ``None`` for the model's default.
+        seed: a sampling seed passed where the provider accepts one.
+    """
+
+    messages: tuple[ChatMessage, ...]
+    output_schema: dict[str, Any] | None = None
+    schema_name: str = "text"
+    step: str | None = None
+    temperature: float = 0.0
+    max_tokens: int | None = None
+    seed: int | None = None
+
+    @property
+    def prompt(self) -> str:
+        """The text of the last user message (the step's prompt)."""
+        for message in reversed(self.messages):
+            if message.role == "user":
+                return message.content
+        return ""
+
+
+@dataclass(frozen=True)
+class JudgeResponse:
+    """What a judge model answered to one request.
+
+    Attributes:
+        text: the raw reply text.
+        finish_reason: the provider's finish reason (``"stop"``, ``"length"`` ...), if known.
+        input_tokens: prompt tokens billed, ``>= 0``.
+        output_tokens: completion tokens billed, ``>= 0``.
+        model_id: the model that answered (``"provider/name"``).
+        cache_hit: whether the reply came from scorekit's judge-call cache.
+    """
+
+    text: str
+    finish_reason: str | None = "stop"
+    input_tokens: int = 0
+    output_tokens: int = 0
+    model_id: str = "unknown"
+    cache_hit: bool = False
+
+
+@dataclass(frozen=True)
+class JudgeUsage:
+    """Judge usage totals; add two with ``+``.
+
+    Attributes:
+        calls: judge model requests made (each retry and repair counts).
+        input_tokens: prompt tokens, summed.
+        output_tokens: completion tokens, summed.
+        latency_s: wall time spent waiting for the judge, in seconds.
+        cache_hits: requests answered from the cache (counted in ``calls`` too).
+    """
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    latency_s: float = 0.0
+    cache_hits: int = 0
+
+    def __add__(self, other: JudgeUsage) -> JudgeUsage:
+        return JudgeUsage(
+            calls=self.calls + other.calls,
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            latency_s=self.latency_s + other.latency_s,
+            cache_hits=self.cache_hits + other.cache_hits,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the totals as a JSON-ready dict."""
+        return {
+            "calls": self.calls,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "latency_s": self.latency_s,
+            "cache_hits": self.cache_hits,
+        }
+
+
+@runtime_checkable
+class JudgeModel(Protocol):
+    """Anything that can answer a :class:`JudgeRequest`.
+
+    Implementations translate their own failures into :mod:`scorekit.errors` judge errors
+    (``JudgeHTTPError``, ``JudgeTimeoutError`` ...). They do not parse or validate the reply.
+    """
+
+    @property
+    def model_id(self) -> str:
+        """``"provider/name"`` of the model, for results and cache keys."""
+        ...
+
+    async def complete(self, request: JudgeRequest) -> JudgeResponse:
+        """Send one request and return the raw reply."""
+        ...

@@ -1,0 +1,341 @@
+"""Input and output shapes of a scorer run, and how text is taken out of them.
+
+A run's ``input`` / ``output`` (and ``ground_truth``) may be:
+
+* a string (one message);
+* a list of messages: each a string, an OpenAI-style chat message ``{"role", "content"}`` whose
+  content is a string or a list of ``{"type": "text", "text": ...}`` parts, or a Mastra
+  ``MastraDBMessage`` whose ``content`` holds ``parts`` / ``content`` / ``text``;
+* a single such message (a dict);
+* a Mastra agent run input ``{"inputMessages", "rememberedMessages", "systemMessages",
+  "taggedSystemMessages"}`` (``ScorerRunInputForAgent``).
+
+The extraction rules follow Mastra evals 1.10.2 ``scorers/utils.ts`` (mastra-scorers.md §1.2):
+the text of a message is its string content, else the last text part; LLM judges read the
+*first* user message of the input and the *last* assistant message with text of the output;
+code scorers join the texts of *all* messages with ``", "``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from scorekit.errors import ConfigError
+
+__all__ = [
+    "JOIN_SEPARATOR",
+    "get_assistant_message",
+    "get_combined_system_prompt",
+    "get_system_messages",
+    "get_user_message",
+    "joined_text",
+    "message_role",
+    "message_text",
+    "messages_of",
+]
+
+JOIN_SEPARATOR = ", "
+"""How code scorers join the texts of several messages (Mastra: ``', '``)."""
+
+
+def _last_text_part(parts: Sequence[Any]) -> str | None:
+    """Text of the last ``{"type": "text", "text": str}`` part, or ``None``."""
+    for part in reversed(parts):
+        if isinstance(part, Mapping) and part.get("type") == "text":
+            text = part.get("text")
+            if isinstance(text, str):
+                return text
+    return None
+
+
+def message_text(message: Any) -> str:
+    """Return the text of one message, never ``None``.
+
+    Rules (Mastra ``getTextContentFromMastraDBMessage``, 1.10.2): a string message is its own
+    text; with ``c = message["content"]``: a string ``c`` is returned; a list ``c`` gives the text
+    of its last text part; a dict ``c`` gives its non-empty ``content``, else its non-empty
+    ``text``, else the last text part of its ``parts``; otherwise ``""``. A message dict without
+    ``content`` but with a string ``text`` (the legacy ``{role, text}`` shape) gives that text.
+
+    Args:
+        message: a string or a message mapping.
+
+    Returns:
+        The text, possibly empty.
+    """
+    if isinstance(message, str):
+        return message
+    if not isinstance(message, Mapping):
+        return ""
+    content = message.get("content")
+    if content is None:
+        text = message.get("text")
+        return text if isinstance(text, str) else ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return _last_text_part(content) or ""
+    if isinstance(content, Mapping):
+        inner = content.get("content")
+        if isinstance(inner, str) and inner:
+            return inner
+        text = content.get("text")
+        if isinstance(text, str) and text:
+            return text
+        parts = content.get("parts")
+        if isinstance(parts, list):
+            return _last_text_part(parts) or ""
+    return ""
+
+
+def message_role(message: Any) -> str | None:
+    """Return the effective role of a message (``None`` for a bare string).
+
+    A Mastra ``signal`` message takes its role from ``content.metadata.signal.tagName``, then
+    ``.type``, then the message's top-level ``type`` (Mastra evals 1.10.2).
+    """
+    if not isinstance(message, Mapping):
+        return None
+    role = message.get("role")
+    if role == "signal":
+        content = message.get("content")
+        signal: Any = None
+        if isinstance(content, Mapping):
+            metadata = content.get("metadata")
+            if isinstance(metadata, Mapping):
+                signal = metadata.get("signal")
+        if isinstance(signal, Mapping):
+            for key in ("tagName", "type"):
+                value = signal.get(key)
+                if isinstance(value, str):
+                    return value
+        top = message.get("type")
+        return top if isinstance(top, str) else None
+    return role if isinstance(role, str) else None
+
+
+def _is_agent_input(value: Mapping[str, Any]) -> bool:
+    return "inputMessages" in value or "rememberedMessages" in value
+
+
+def messages_of(value: Any, *, field: str) -> list[Any]:
+    """Return the list of messages a run value holds.
+
+    Args:
+        value: a run ``input``, ``output`` or ``ground_truth`` in any accepted shape (see the
+            module docstring). ``None`` gives ``[]``.
+        field: the run field's name, used in error messages.
+
+    Returns:
+        The messages: for a Mastra agent input, its ``inputMessages``; for a string or a single
+        message, a one-element list.
+
+    Raises:
+        ConfigError: the value is of no accepted shape (e.g. a number), naming ``field``.
+    """
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Mapping):
+        if _is_agent_input(value):
+            messages = value.get("inputMessages") or []
+            if not isinstance(messages, list):
+                raise ConfigError(f"{field}.inputMessages must be a list of messages", field=field)
+            return list(messages)
+        if "messages" in value and isinstance(value["messages"], list):
+            return list(value["messages"])
+        if "content" in value or "text" in value or "role" in value:
+            return [value]
+        raise ConfigError(
+            f"{field} is a mapping with none of the keys 'content', 'text', 'role', "
+            f"'messages' or 'inputMessages'",
+            field=field,
+        )
+    if isinstance(value, Sequence) and not isinstance(value, (bytes, bytearray)):
+        items = list(value)
+        for index, item in enumerate(items):
+            if not isinstance(item, (str, Mapping)):
+                raise ConfigError(
+                    f"{field}[{index}] must be a string or a message mapping, "
+                    f"not {type(item).__name__}",
+                    field=field,
+                )
+        return items
+    raise ConfigError(
+        f"{field} must be a string, a message, or a list of messages, not {type(value).__name__}",
+        field=field,
+    )
+
+
+def joined_text(value: Any, *, field: str) -> str:
+    """Return the texts of all messages of ``value`` joined with ``", "`` (code scorers).
+
+    Every message counts, whatever its role (Mastra evals 1.10.2 code scorers).
+
+    Args:
+        value: a run value in any accepted shape; ``None`` gives ``""``.
+        field: the run field's name, used in error messages.
+
+    Raises:
+        ConfigError: the value is of no accepted shape.
+    """
+    return JOIN_SEPARATOR.join(message_text(m) for m in messages_of(value, field=field))
+
+
+def _text_from_value(value: Any) -> str | None:
+    """Mastra's ``getTextFromValue``: a loose text finder for content-like values."""
+    if isinstance(value, str):
+        return value or None
+    if isinstance(value, list):
+        return _last_text_part(value)
+    if isinstance(value, Mapping):
+        found = _text_from_value(value.get("content"))
+        if found is not None:
+            return found
+        for key in ("text", "body"):
+            candidate = value.get(key)
+            if isinstance(candidate, str) and candidate:
+                return candidate
+        return _text_from_value(value.get("parts"))
+    return None
+
+
+def _first_user_text(messages: Any) -> str | None:
+    if not isinstance(messages, list):
+        return None
+    for message in messages:
+        if isinstance(message, str):
+            return message
+        if message_role(message) == "user":
+            return message_text(message)
+    return None
+
+
+def get_user_message(value: Any) -> str | None:
+    """Return the user's message of a run input, as LLM judges read it.
+
+    Rules (Mastra ``getUserMessageFromRunInput``, 1.10.2): a string is returned as is; a list of
+    messages gives the text of its first user message (a bare string in the list counts as one);
+    a mapping gives the first user message of ``inputMessages``, then of ``messages``, then its
+    string ``prompt`` or ``text``, then text found in ``content``, ``input`` or ``user``.
+
+    Args:
+        value: a run input in any accepted shape, or ``None``.
+
+    Returns:
+        The text, or ``None`` when there is no user message.
+    """
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return _first_user_text(value)
+    if not isinstance(value, Mapping):
+        return None
+    for key in ("inputMessages", "messages"):
+        found = _first_user_text(value.get(key))
+        if found is not None:
+            return found
+    for key in ("prompt", "text"):
+        candidate = value.get(key)
+        if isinstance(candidate, str):
+            return candidate
+    for key in ("content", "input", "user"):
+        found = _text_from_value(value.get(key))
+        if found is not None:
+            return found
+    return None
+
+
+def get_assistant_message(value: Any) -> str | None:
+    """Return the assistant's answer of a run output, as LLM judges read it.
+
+    Rules (Mastra ``getAssistantMessageFromRunOutput``, 1.10.2): a string is returned as is; a
+    list gives the last assistant message (or bare string) with non-empty text, scanning from the
+    end so that a trailing tool-call-only message is skipped; a single message mapping with role
+    ``assistant`` or no role gives its ``text``, else its string ``content``, else text found in
+    its structured ``content``.
+
+    Args:
+        value: a run output in any accepted shape, or ``None``.
+
+    Returns:
+        The text, or ``None`` when there is no assistant text.
+    """
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        for message in reversed(value):
+            if isinstance(message, str):
+                if message:
+                    return message
+                continue
+            if message_role(message) == "assistant":
+                text = _text_from_value(message)
+                if text:
+                    return text
+        return None
+    if isinstance(value, Mapping) and value.get("role") in (None, "assistant"):
+        text = value.get("text")
+        if isinstance(text, str):
+            return text
+        content = value.get("content")
+        if isinstance(content, str):
+            return content
+        return _text_from_value(content)
+    return None
+
+
+def _system_text(message: Any) -> str:
+    if isinstance(message, str):
+        return message
+    if not isinstance(message, Mapping):
+        return ""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [
+            part["text"]
+            for part in content
+            if isinstance(part, Mapping)
+            and part.get("type") == "text"
+            and isinstance(part.get("text"), str)
+        ]
+        return " ".join(texts)
+    return message_text(message)
+
+
+def get_system_messages(value: Any) -> list[str]:
+    """Return the system prompts of a run input, in order, empty ones dropped.
+
+    Order (Mastra ``getSystemMessagesFromRunInput``, 1.10.2): ``systemMessages``; role-``system``
+    messages of ``inputMessages``; of ``messages``; then every message of every
+    ``taggedSystemMessages`` entry. A plain list of chat messages gives its system messages.
+    """
+    found: list[str] = []
+    if isinstance(value, list):
+        found = [_system_text(m) for m in value if message_role(m) == "system"]
+    elif isinstance(value, Mapping):
+        for message in value.get("systemMessages") or []:
+            found.append(_system_text(message))
+        for key in ("inputMessages", "messages"):
+            messages = value.get(key)
+            if isinstance(messages, list):
+                found.extend(_system_text(m) for m in messages if message_role(m) == "system")
+        tagged = value.get("taggedSystemMessages")
+        if isinstance(tagged, Mapping):
+            for messages in tagged.values():
+                if isinstance(messages, list):
+                    found.extend(_system_text(m) for m in messages)
+    return [text for text in found if text]
+
+
+def get_combined_system_prompt(value: Any) -> str:
+    """Return :func:`get_system_messages` joined with a blank line (``"\\n\\n"``)."""
+    return "\n\n".join(get_system_messages(value))
