@@ -11,15 +11,16 @@ ScorekitError
 └── ScorerRunError                  scorer id, failed step, completed steps, partial result
 ```
 
-Every error carries its data as attributes, survives pickling (for worker processes) and never
-includes an API key in its message.
+Every error carries its data as attributes (all optional keywords, so the default exception
+pickling restores them for worker processes) and never includes an API key in its message.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from scorekit.judge.model import JudgeUsage
     from scorekit.pipeline import ScorerRunResult
 
 __all__ = [
@@ -50,16 +51,17 @@ class ConfigError(ScorekitError, ValueError):
         super().__init__(message)
         self.field = field
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild_config_error, (str(self), self.field))
-
-
-def _rebuild_config_error(message: str, field: str | None) -> ConfigError:
-    return ConfigError(message, field=field)
-
 
 class JudgeError(ScorekitError):
-    """A judge (LLM) call failed."""
+    """A judge (LLM) call failed.
+
+    Attributes:
+        usage: the judge usage spent before the failure (a ``JudgeUsage``), when known.
+    """
+
+    def __init__(self, message: str, *, usage: JudgeUsage | None = None) -> None:
+        super().__init__(message)
+        self.usage = usage
 
 
 class JudgeUnavailableError(JudgeError):
@@ -70,25 +72,21 @@ class JudgeHTTPError(JudgeError):
     """The judge's server answered with an HTTP error after all retries.
 
     Attributes:
-        status_code: the HTTP status code of the last response.
+        status_code: the HTTP status code of the last response (0 when unknown).
         retry_after: the server's ``Retry-After`` in seconds, when it sent one.
     """
 
     def __init__(
-        self, message: str, *, status_code: int, retry_after: float | None = None
+        self,
+        message: str,
+        *,
+        status_code: int = 0,
+        retry_after: float | None = None,
+        usage: JudgeUsage | None = None,
     ) -> None:
-        super().__init__(message)
+        super().__init__(message, usage=usage)
         self.status_code = status_code
         self.retry_after = retry_after
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild_http_error, (str(self), self.status_code, self.retry_after))
-
-
-def _rebuild_http_error(
-    message: str, status_code: int, retry_after: float | None
-) -> JudgeHTTPError:
-    return JudgeHTTPError(message, status_code=status_code, retry_after=retry_after)
 
 
 class JudgeTimeoutError(JudgeError):
@@ -111,25 +109,12 @@ class JudgeOutputError(JudgeError):
         raw_output: str | None = None,
         schema_name: str | None = None,
         attempts: int = 1,
+        usage: JudgeUsage | None = None,
     ) -> None:
-        super().__init__(message)
+        super().__init__(message, usage=usage)
         self.raw_output = raw_output
         self.schema_name = schema_name
         self.attempts = attempts
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (
-            _rebuild_output_error,
-            (str(self), self.raw_output, self.schema_name, self.attempts),
-        )
-
-
-def _rebuild_output_error(
-    message: str, raw_output: str | None, schema_name: str | None, attempts: int
-) -> JudgeOutputError:
-    return JudgeOutputError(
-        message, raw_output=raw_output, schema_name=schema_name, attempts=attempts
-    )
 
 
 class ScorerRunError(ScorekitError):
@@ -150,8 +135,8 @@ class ScorerRunError(ScorekitError):
         self,
         message: str,
         *,
-        scorer_id: str,
-        failed_step: str,
+        scorer_id: str = "",
+        failed_step: str = "",
         completed_steps: tuple[str, ...] = (),
         result: ScorerRunResult | None = None,
     ) -> None:
@@ -160,25 +145,3 @@ class ScorerRunError(ScorekitError):
         self.failed_step = failed_step
         self.completed_steps = completed_steps
         self.result = result
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (
-            _rebuild_run_error,
-            (str(self), self.scorer_id, self.failed_step, self.completed_steps, self.result),
-        )
-
-
-def _rebuild_run_error(
-    message: str,
-    scorer_id: str,
-    failed_step: str,
-    completed_steps: tuple[str, ...],
-    result: ScorerRunResult | None,
-) -> ScorerRunError:
-    return ScorerRunError(
-        message,
-        scorer_id=scorer_id,
-        failed_step=failed_step,
-        completed_steps=completed_steps,
-        result=result,
-    )

@@ -7,7 +7,7 @@ turns raw replies into validated structured output.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
 __all__ = ["ChatMessage", "JudgeModel", "JudgeRequest", "JudgeResponse", "JudgeUsage"]

@@ -1,0 +1,39 @@
+# scorekit — every target creates or updates .venv from pinned versions (constraints.txt).
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: demo test lint typecheck unit venv bench clean
+
+$(STAMP): pyproject.toml constraints.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[dev]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+## demo: score 879 real STS-B sentence pairs with content similarity; print agreement with humans
+demo: venv
+	$(BIN)/scorekit run examples/stsb/sts-test-non-msr.tsv \
+		--no-header --no-quote --id-field 3 --ground-truth-field 5 --output-field 6 \
+		--scorer content-similarity --correlate 4 --out .scorekit/demo-results.jsonl
+
+## test: lint, strict type check and the test suite
+test: lint typecheck unit
+
+lint: venv
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+
+typecheck: venv
+	$(BIN)/mypy src
+
+unit: venv
+	$(BIN)/pytest
+
+bench: venv
+	$(BIN)/python benchmarks/bench_content_similarity.py
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

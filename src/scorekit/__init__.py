@@ -1,0 +1,53 @@
+"""scorekit: score the outputs of LLM applications, agents and RAG pipelines.
+
+A Python port of Mastra's evals scorer system. The core API is re-exported here; prebuilt
+scorers live in :mod:`scorekit.scorers`, judge parts in :mod:`scorekit.judge`, text
+algorithms in :mod:`scorekit.text`.
+"""
+
+from scorekit.errors import (
+    ConfigError,
+    JudgeError,
+    JudgeHTTPError,
+    JudgeOutputError,
+    JudgeTimeoutError,
+    JudgeUnavailableError,
+    ScorekitError,
+    ScorerRunError,
+)
+from scorekit.judge.judge import Judge
+from scorekit.judge.model import JudgeModel, JudgeUsage
+from scorekit.pipeline import (
+    PromptStep,
+    RunError,
+    Scorer,
+    ScorerRun,
+    ScorerRunResult,
+    StepContext,
+    create_scorer,
+    not_scorable,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ConfigError",
+    "Judge",
+    "JudgeError",
+    "JudgeHTTPError",
+    "JudgeModel",
+    "JudgeOutputError",
+    "JudgeTimeoutError",
+    "JudgeUnavailableError",
+    "JudgeUsage",
+    "PromptStep",
+    "RunError",
+    "ScorekitError",
+    "Scorer",
+    "ScorerRun",
+    "ScorerRunError",
+    "ScorerRunResult",
+    "StepContext",
+    "create_scorer",
+    "not_scorable",
+]

@@ -1,0 +1,124 @@
+"""Structured output: schemas, tolerant JSON extraction and validation.
+
+Parsing is tolerant only in well-defined ways: code fences are stripped, and when prose surrounds
+a JSON value the outermost object (or array) is taken. Everything else is a validation failure.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import jsonschema
+from pydantic import BaseModel, ValidationError
+
+__all__ = ["OutputSchema", "ParsedOutput", "SchemaSpec", "extract_json", "parse_output"]
+
+OutputSchema = type[BaseModel] | dict[str, Any]
+"""A prompt step's output schema: a pydantic model class or a JSON schema dict."""
+
+_FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class SchemaSpec:
+    """A resolved output schema.
+
+    Attributes:
+        name: a short name (the model's class name, or the JSON schema's ``title``).
+        json_schema: the JSON schema sent to the judge.
+        model: the pydantic model class that validates replies, or ``None`` for a dict schema.
+    """
+
+    name: str
+    json_schema: dict[str, Any]
+    model: type[BaseModel] | None
+
+    @classmethod
+    def of(cls, schema: OutputSchema) -> SchemaSpec:
+        """Resolve a pydantic model class or JSON schema dict.
+
+        Raises:
+            TypeError: ``schema`` is neither.
+        """
+        if isinstance(schema, type) and issubclass(schema, BaseModel):
+            return cls(schema.__name__, schema.model_json_schema(), schema)
+        if isinstance(schema, dict):
+            jsonschema.Draft202012Validator.check_schema(schema)
+            return cls(str(schema.get("title", "output")), schema, None)
+        raise TypeError(
+            f"output_schema must be a pydantic model class or a JSON schema dict, "
+            f"not {type(schema).__name__}"
+        )
+
+
+@dataclass(frozen=True)
+class ParsedOutput:
+    """The outcome of parsing one reply: ``value`` when valid, else ``error`` says why."""
+
+    value: Any
+    error: str | None
+
+
+def extract_json(text: str) -> Any:
+    """Return the JSON value in a judge reply.
+
+    Tries, in order: the whole text; the content of the first code fence; the span from the
+    first ``{`` to the last ``}`` (or ``[`` to ``]``) when prose surrounds it.
+
+    Raises:
+        ValueError: no JSON value could be read; the message says what was tried.
+    """
+    candidates = [text.strip()]
+    fence = _FENCE.search(text)
+    if fence:
+        candidates.append(fence.group(1).strip())
+    for opener, closer in (("{", "}"), ("[", "]")):
+        start, end = text.find(opener), text.rfind(closer)
+        if start != -1 and end > start:
+            candidates.append(text[start : end + 1])
+    for candidate in candidates:
+        try:
+            return json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+    preview = text[:200] + ("…" if len(text) > 200 else "")
+    raise ValueError(f"the reply holds no JSON value: {preview!r}")
+
+
+def _format_pydantic_error(error: ValidationError) -> str:
+    lines = []
+    for item in error.errors(include_url=False):
+        where = ".".join(str(p) for p in item["loc"]) or "root"
+        lines.append(f"- {where}: {item['msg']}")
+    return "\n".join(lines)
+
+
+def parse_output(text: str, spec: SchemaSpec) -> ParsedOutput:
+    """Extract and validate a structured reply.
+
+    Returns:
+        ``ParsedOutput(value, None)`` with a model instance (pydantic schema) or the JSON value
+        (dict schema) on success; ``ParsedOutput(None, message)`` on failure, where the message
+        lists each problem with its location.
+    """
+    try:
+        data = extract_json(text)
+    except ValueError as exc:
+        return ParsedOutput(None, str(exc))
+    if spec.model is not None:
+        try:
+            return ParsedOutput(spec.model.model_validate(data), None)
+        except ValidationError as exc:
+            return ParsedOutput(None, _format_pydantic_error(exc))
+    validator = jsonschema.Draft202012Validator(spec.json_schema)
+    problems = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
+    if problems:
+        lines = [
+            f"- {'.'.join(str(p) for p in e.absolute_path) or 'root'}: {e.message}"
+            for e in problems
+        ]
+        return ParsedOutput(None, "\n".join(lines))
+    return ParsedOutput(data, None)

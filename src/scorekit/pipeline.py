@@ -1,0 +1,514 @@
+"""The scorer pipeline: ``create_scorer``, its steps, and the run algorithm.
+
+A scorer is an immutable chain of up to four steps run in the canonical order
+``preprocess → analyze → generate_score → generate_reason`` (Mastra evals ``createScorer``,
+mastra-core.md §2). Each step is either a function (sync or async) receiving a
+:class:`StepContext`, or a :class:`PromptStep` that asks the judge.
+
+Differences from Mastra, by design: the canonical order and one step of each kind are enforced
+when the scorer is built (Mastra runs steps in call order); a missing ``generate_score`` is
+reported when ``run`` is called (as in Mastra); a score must be a finite number (never NaN,
+divergences.md row 5); a step may return :func:`not_scorable` to end the run with status
+``skipped``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from scorekit._sync import run_sync
+from scorekit.errors import ConfigError, JudgeError, JudgeOutputError, ScorerRunError
+from scorekit.judge.judge import Judge
+from scorekit.judge.model import JudgeUsage
+from scorekit.judge.structured import OutputSchema
+
+__all__ = [
+    "STEP_NAMES",
+    "NotScorable",
+    "PromptStep",
+    "RunError",
+    "Scorer",
+    "ScorerRun",
+    "ScorerRunResult",
+    "Status",
+    "StepContext",
+    "StepInfo",
+    "StepName",
+    "StepResults",
+    "create_scorer",
+    "not_scorable",
+]
+
+StepName = Literal["preprocess", "analyze", "generate_score", "generate_reason"]
+STEP_NAMES: tuple[StepName, ...] = ("preprocess", "analyze", "generate_score", "generate_reason")
+"""The step kinds in the order they run."""
+
+Status = Literal["ok", "skipped", "error"]
+"""How a scorer run ended: scored, deliberately not scored (with a reason), or failed."""
+
+
+@dataclass(frozen=True)
+class ScorerRun:
+    """The record being scored, as steps see it (``ctx.run``).
+
+    Attributes:
+        input: the user's input in any shape :mod:`scorekit.messages` accepts, or ``None``.
+        output: the output being scored.
+        ground_truth: the expected output or reference, or ``None``.
+        request_context: any per-request data the caller passes through (a dict), or ``None``.
+        run_id: the run's id (a uuid4 string when the caller gave none).
+    """
+
+    input: Any
+    output: Any
+    ground_truth: Any = None
+    request_context: Any = None
+    run_id: str = ""
+
+
+@dataclass(frozen=True)
+class StepResults:
+    """Results of the steps that already ran (``None`` where a step has not run or is absent)."""
+
+    preprocess_step_result: Any = None
+    analyze_step_result: Any = None
+    generate_score_step_result: float | None = None
+
+
+@dataclass(frozen=True)
+class StepContext:
+    """What each step receives.
+
+    Attributes:
+        run: the record being scored.
+        results: the results of earlier steps.
+        score: the score (only set for ``generate_reason``).
+    """
+
+    run: ScorerRun
+    results: StepResults
+    score: float | None = None
+
+
+@dataclass(frozen=True)
+class NotScorable:
+    """Sentinel a step returns to end the run with status ``skipped`` (see :func:`not_scorable`)."""
+
+    reason: str
+
+
+def not_scorable(reason: str) -> NotScorable:
+    """Return the sentinel that ends a run as ``skipped``, with ``reason`` as the result's reason.
+
+    The results of earlier steps are kept; no score is given and no later step runs
+    (Mastra ``notScorable``, current main).
+    """
+    return NotScorable(reason)
+
+
+PromptBuilder = Callable[[StepContext], str | Awaitable[str]]
+StepFunction = Callable[[StepContext], Any]
+
+
+@dataclass(frozen=True)
+class PromptStep:
+    """A step that asks the judge.
+
+    For ``preprocess`` / ``analyze`` the judge returns structured output validated against
+    ``output_schema`` (required), and the step result is the validated value (a model instance
+    for a pydantic schema). For ``generate_score`` the judge returns ``{"score": number}`` and
+    ``output_schema`` is ignored. For ``generate_reason`` the judge returns text.
+
+    Attributes:
+        description: what the step does (shown by ``Scorer.get_steps``).
+        create_prompt: builds the prompt from the step context; sync or async.
+        output_schema: a pydantic model class or JSON schema dict.
+        judge: a judge for this step only; else the scorer's judge.
+    """
+
+    description: str
+    create_prompt: PromptBuilder
+    output_schema: OutputSchema | None = None
+    judge: Judge | None = None
+
+
+Step = PromptStep | StepFunction
+
+
+class _ScoreOutput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    score: float
+
+
+@dataclass(frozen=True)
+class StepInfo:
+    """A step's description, as ``Scorer.get_steps`` lists it."""
+
+    name: StepName
+    type: Literal["function", "prompt"]
+    description: str | None
+
+
+class RunError(BaseModel):
+    """Why a scorer run failed.
+
+    Attributes:
+        type: the exception's class name.
+        message: the exception's message.
+        step: the step that failed, or ``None`` when the failure came before any step.
+        raw_output: the judge's raw reply when the failure was an unparseable reply.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    type: str
+    message: str
+    step: str | None = None
+    raw_output: str | None = None
+
+
+class ScorerRunResult(BaseModel):
+    """The result of one scorer run (Mastra ``ScorerRunResult``, snake_case fields).
+
+    ``score`` is a finite float when ``status == "ok"`` and ``None`` otherwise.
+    """
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    scorer_id: str
+    run_id: str
+    status: Status
+    score: float | None = None
+    reason: Any = None
+    input: Any = None
+    output: Any = None
+    ground_truth: Any = None
+    request_context: Any = None
+    preprocess_step_result: Any = None
+    analyze_step_result: Any = None
+    preprocess_prompt: str | None = None
+    analyze_prompt: str | None = None
+    generate_score_prompt: str | None = None
+    generate_reason_prompt: str | None = None
+    error: RunError | None = None
+    judge_usage: JudgeUsage = JudgeUsage()
+    duration_s: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the result as JSON-ready data (step results as plain dicts and lists)."""
+        data = self.model_dump(mode="json", exclude={"judge_usage"})
+        data["judge_usage"] = self.judge_usage.to_dict()
+        return data
+
+
+@dataclass
+class _RunState:
+    """Mutable bookkeeping of one run (never shared between runs)."""
+
+    results: StepResults = field(default_factory=StepResults)
+    prompts: dict[str, str] = field(default_factory=dict)
+    usage: JudgeUsage = field(default_factory=JudgeUsage)
+    completed: list[StepName] = field(default_factory=list)
+    reason: Any = None
+
+
+def _is_finite_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+class Scorer:
+    """An immutable scorer: an id, descriptive fields, a default judge and its steps.
+
+    Build it with :func:`create_scorer` and the step methods; each returns a new scorer.
+    A scorer holds no per-run state, so one scorer may serve many concurrent runs.
+    """
+
+    __slots__ = ("_steps", "description", "id", "judge", "name")
+
+    def __init__(
+        self,
+        id: str,
+        *,
+        name: str | None,
+        description: str,
+        judge: Judge | None,
+        steps: tuple[tuple[StepName, Step], ...] = (),
+    ) -> None:
+        self.id = id
+        self.name = name or id
+        self.description = description
+        self.judge = judge
+        self._steps = steps
+
+    def __repr__(self) -> str:
+        names = ", ".join(name for name, _ in self._steps)
+        return f"Scorer(id={self.id!r}, steps=[{names}])"
+
+    def _with(self, name: StepName, step: Step) -> Scorer:
+        position = STEP_NAMES.index(name)
+        for existing, _ in self._steps:
+            if existing == name:
+                raise ConfigError(
+                    f"scorer {self.id!r} already has a {name} step; each step kind appears once",
+                    field=name,
+                )
+            if STEP_NAMES.index(existing) > position:
+                raise ConfigError(
+                    f"scorer {self.id!r}: {name} must be added before {existing}; steps run in "
+                    "the order preprocess → analyze → generate_score → generate_reason",
+                    field=name,
+                )
+        if isinstance(step, PromptStep):
+            if name in ("preprocess", "analyze") and step.output_schema is None:
+                raise ConfigError(
+                    f"the {name} prompt step of scorer {self.id!r} needs an output_schema",
+                    field="output_schema",
+                )
+            if (step.judge or self.judge) is None:
+                raise ConfigError(
+                    f"the {name} prompt step of scorer {self.id!r} needs a judge: pass judge= "
+                    "to create_scorer or to the PromptStep",
+                    field="judge",
+                )
+        elif not callable(step):
+            raise ConfigError(
+                f"a {name} step must be a function or a PromptStep, not {type(step).__name__}",
+                field=name,
+            )
+        return Scorer(
+            self.id,
+            name=self.name,
+            description=self.description,
+            judge=self.judge,
+            steps=(*self._steps, (name, step)),
+        )
+
+    def preprocess(self, step: Step) -> Scorer:
+        """Return a new scorer with ``step`` as its preprocess step."""
+        return self._with("preprocess", step)
+
+    def analyze(self, step: Step) -> Scorer:
+        """Return a new scorer with ``step`` as its analyze step."""
+        return self._with("analyze", step)
+
+    def generate_score(self, step: Step) -> Scorer:
+        """Return a new scorer with ``step`` as its score step (required before ``run``)."""
+        return self._with("generate_score", step)
+
+    def generate_reason(self, step: Step) -> Scorer:
+        """Return a new scorer with ``step`` as its reason step."""
+        return self._with("generate_reason", step)
+
+    def get_steps(self) -> list[StepInfo]:
+        """List the steps in order, with their kind and description."""
+        return [
+            StepInfo(name, "prompt", step.description)
+            if isinstance(step, PromptStep)
+            else StepInfo(name, "function", getattr(step, "description", None))
+            for name, step in self._steps
+        ]
+
+    async def _run_step(
+        self, name: StepName, step: Step, ctx: StepContext, state: _RunState
+    ) -> Any:
+        if not isinstance(step, PromptStep):
+            value = step(ctx)
+            if inspect.isawaitable(value):
+                value = await value
+            return value
+        judge = step.judge or self.judge
+        assert judge is not None  # checked when the step was added
+        prompt = step.create_prompt(ctx)
+        if inspect.isawaitable(prompt):
+            prompt = await prompt
+        if not isinstance(prompt, str):
+            raise ConfigError(
+                f"create_prompt of the {name} step returned {type(prompt).__name__}, not str",
+                field="create_prompt",
+            )
+        state.prompts[name] = prompt
+        if name == "generate_reason":
+            text_result = await judge.generate_text(prompt, step=name)
+            state.usage = state.usage + text_result.usage
+            return text_result.value
+        schema: OutputSchema = _ScoreOutput if name == "generate_score" else step.output_schema  # type: ignore[assignment]
+        result = await judge.generate_object(prompt, schema, step=name)
+        state.usage = state.usage + result.usage
+        if name == "generate_score":
+            return result.value.score
+        return result.value
+
+    def _result(
+        self,
+        run: ScorerRun,
+        state: _RunState,
+        started: float,
+        *,
+        status: Status,
+        error: RunError | None = None,
+    ) -> ScorerRunResult:
+        score = state.results.generate_score_step_result if status == "ok" else None
+        return ScorerRunResult(
+            scorer_id=self.id,
+            run_id=run.run_id,
+            status=status,
+            score=score,
+            reason=state.reason,
+            input=run.input,
+            output=run.output,
+            ground_truth=run.ground_truth,
+            request_context=run.request_context,
+            preprocess_step_result=state.results.preprocess_step_result,
+            analyze_step_result=state.results.analyze_step_result,
+            preprocess_prompt=state.prompts.get("preprocess"),
+            analyze_prompt=state.prompts.get("analyze"),
+            generate_score_prompt=state.prompts.get("generate_score"),
+            generate_reason_prompt=state.prompts.get("generate_reason"),
+            error=error,
+            judge_usage=state.usage,
+            duration_s=time.perf_counter() - started,
+        )
+
+    async def run(
+        self,
+        *,
+        output: Any,
+        input: Any = None,
+        ground_truth: Any = None,
+        request_context: Any = None,
+        run_id: str | None = None,
+    ) -> ScorerRunResult:
+        """Score one record.
+
+        Args:
+            output: the output being scored (a string, chat messages, or Mastra agent output).
+            input: the input that produced it (same shapes, or a Mastra agent run input).
+            ground_truth: the expected output or reference, if any.
+            request_context: any per-request data, passed through to the steps and the result.
+            run_id: an id for the run; a uuid4 string when omitted.
+
+        Returns:
+            The result: status ``"ok"`` with a finite ``score``, or ``"skipped"`` when a step
+            returned :func:`not_scorable` (``score`` is ``None``, ``reason`` says why).
+
+        Raises:
+            ConfigError: the scorer has no ``generate_score`` step.
+            ScorerRunError: a step raised, or the score is not a finite number; ``.result``
+                holds the partial result with status ``"error"``.
+        """
+        if not any(name == "generate_score" for name, _ in self._steps):
+            raise ConfigError(
+                f"scorer {self.id!r} cannot run without a generate_score step",
+                field="generate_score",
+            )
+        started = time.perf_counter()
+        run = ScorerRun(input, output, ground_truth, request_context, run_id or str(uuid.uuid4()))
+        state = _RunState()
+        for name, step in self._steps:
+            ctx = StepContext(run, state.results, state.results.generate_score_step_result)
+            try:
+                value = await self._run_step(name, step, ctx, state)
+                if isinstance(value, NotScorable):
+                    state.reason = value.reason
+                    return self._result(run, state, started, status="skipped")
+                if name == "generate_score":
+                    if not _is_finite_number(value):
+                        raise ValueError(
+                            f"generate_score returned {value!r}; a score must be a finite number"
+                        )
+                    value = float(value)
+            except Exception as exc:
+                raise self._failure(run, state, started, name, exc) from exc
+            state.results = _store(state.results, name, value)
+            if name == "generate_reason":
+                state.reason = value
+            state.completed.append(name)
+        return self._result(run, state, started, status="ok")
+
+    def _failure(
+        self, run: ScorerRun, state: _RunState, started: float, name: StepName, exc: Exception
+    ) -> ScorerRunError:
+        raw = exc.raw_output if isinstance(exc, JudgeOutputError) else None
+        if isinstance(exc, JudgeError) and exc.usage is not None:
+            state.usage = state.usage + exc.usage
+        error = RunError(type=type(exc).__name__, message=str(exc), step=name, raw_output=raw)
+        partial = self._result(run, state, started, status="error", error=error)
+        return ScorerRunError(
+            f"Scorer Run Failed: {exc}",
+            scorer_id=self.id,
+            failed_step=name,
+            completed_steps=tuple(state.completed),
+            result=partial,
+        )
+
+    def run_sync(
+        self,
+        *,
+        output: Any,
+        input: Any = None,
+        ground_truth: Any = None,
+        request_context: Any = None,
+        run_id: str | None = None,
+    ) -> ScorerRunResult:
+        """Blocking :meth:`run`; works inside a running event loop too (notebooks, FastAPI)."""
+        return run_sync(
+            self.run(
+                output=output,
+                input=input,
+                ground_truth=ground_truth,
+                request_context=request_context,
+                run_id=run_id,
+            )
+        )
+
+
+def _store(results: StepResults, name: StepName, value: Any) -> StepResults:
+    if name == "preprocess":
+        return StepResults(value, results.analyze_step_result, results.generate_score_step_result)
+    if name == "analyze":
+        return StepResults(
+            results.preprocess_step_result, value, results.generate_score_step_result
+        )
+    if name == "generate_score":
+        return StepResults(results.preprocess_step_result, results.analyze_step_result, value)
+    return results
+
+
+def create_scorer(
+    id: str, *, description: str, name: str | None = None, judge: Judge | None = None
+) -> Scorer:
+    """Create an empty scorer; add steps with its builder methods.
+
+    Args:
+        id: a stable identifier, conventionally kebab-case (``"my-scorer"``); non-empty.
+        description: what the scorer measures.
+        name: a display name; defaults to ``id``.
+        judge: the default judge of the scorer's prompt steps.
+
+    Returns:
+        A scorer with no steps.
+
+    Raises:
+        ConfigError: ``id`` is empty or not a string.
+
+    Example:
+        >>> scorer = create_scorer("length", description="Output length").generate_score(
+        ...     lambda ctx: min(len(ctx.run.output) / 100, 1.0))
+        >>> scorer.run_sync(output="x" * 50).score
+        0.5
+    """
+    if not isinstance(id, str) or not id.strip():
+        raise ConfigError("a scorer needs a non-empty string id", field="id")
+    if judge is not None and not isinstance(judge, Judge):
+        raise ConfigError(
+            f"judge must be a scorekit.Judge, not {type(judge).__name__}", field="judge"
+        )
+    return Scorer(id, name=name, description=description, judge=judge)

@@ -1,0 +1,37 @@
+"""JavaScript's ``\\s`` whitespace set, which Mastra's text handling relies on.
+
+JS ``\\s`` is not Python's: it includes U+FEFF and excludes U+001C–U+001F and U+0085
+(divergences.md row 3). Source: ECMAScript ``WhiteSpace`` and ``LineTerminator`` productions.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["JS_WHITESPACE", "JS_WS_CLASS", "collapse_whitespace", "remove_whitespace"]
+
+JS_WHITESPACE: frozenset[str] = frozenset(
+    "\t\n\v\f\r \u00a0\u1680"
+    + "".join(chr(c) for c in range(0x2000, 0x200B))
+    + "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+"""Every character JS ``\\s`` matches."""
+
+JS_WS_CLASS = "[" + "".join(sorted(JS_WHITESPACE)).replace("\\", "\\\\") + "]"
+"""A regex character class matching one JS whitespace character."""
+
+_RUNS = re.compile(JS_WS_CLASS + "+")
+_DELETE = {ord(c): None for c in JS_WHITESPACE}
+
+
+def remove_whitespace(text: str) -> str:
+    """Delete every JS whitespace character (JS ``text.replace(/\\s+/g, '')``)."""
+    return text.translate(_DELETE)
+
+
+def collapse_whitespace(text: str) -> str:
+    """Collapse runs of JS whitespace to one space and trim (JS ``replace(/\\s+/g,' ').trim()``).
+
+    JS ``trim`` removes the same whitespace set, so the result has none at either end.
+    """
+    return _RUNS.sub(" ", text).strip("".join(JS_WHITESPACE))

@@ -1,0 +1,283 @@
+from __future__ import annotations
+
+import asyncio
+import pickle
+from typing import Literal
+
+import pytest
+from pydantic import BaseModel
+
+from scorekit import (
+    ConfigError,
+    Judge,
+    JudgeOutputError,
+    PromptStep,
+    ScorerRunError,
+    StepContext,
+    create_scorer,
+    not_scorable,
+)
+from scorekit.judge import ScriptedJudge
+
+
+class Verdicts(BaseModel):
+    verdicts: list[Literal["yes", "no"]]
+
+
+def length_scorer():
+    return create_scorer("length", description="len").generate_score(
+        lambda ctx: len(ctx.run.output) / 10
+    )
+
+
+def test_minimal_scorer_runs_sync_and_async() -> None:
+    scorer = length_scorer()
+    assert scorer.run_sync(output="abcde").score == 0.5
+    assert asyncio.run(scorer.run(output="ab")).score == 0.2
+
+
+def test_builder_is_immutable() -> None:
+    base = create_scorer("x", description="d")
+    with_score = base.generate_score(lambda ctx: 1)
+    assert base.get_steps() == []
+    assert [s.name for s in with_score.get_steps()] == ["generate_score"]
+
+
+def test_name_defaults_to_id() -> None:
+    assert create_scorer("x", description="d").name == "x"
+    assert create_scorer("x", description="d", name="X").name == "X"
+
+
+def test_out_of_order_step_is_refused_at_build() -> None:
+    scorer = create_scorer("x", description="d").generate_score(lambda ctx: 1)
+    with pytest.raises(ConfigError, match="analyze must be added before generate_score"):
+        scorer.analyze(lambda ctx: 1)
+
+
+def test_duplicate_step_is_refused() -> None:
+    scorer = create_scorer("x", description="d").preprocess(lambda ctx: 1)
+    with pytest.raises(ConfigError, match="already has a preprocess step"):
+        scorer.preprocess(lambda ctx: 2)
+
+
+def test_missing_generate_score_fails_at_run() -> None:
+    scorer = create_scorer("x", description="d").preprocess(lambda ctx: 1)
+    with pytest.raises(ConfigError, match="without a generate_score step"):
+        scorer.run_sync(output="o")
+
+
+def test_empty_id_is_refused() -> None:
+    with pytest.raises(ConfigError) as info:
+        create_scorer("  ", description="d")
+    assert info.value.field == "id"
+
+
+def test_steps_see_earlier_results_and_score() -> None:
+    seen: dict[str, object] = {}
+
+    async def analyze(ctx: StepContext) -> dict[str, int]:
+        await asyncio.sleep(0)
+        return {"n": ctx.results.preprocess_step_result["n"] * 2}
+
+    def reason(ctx: StepContext) -> str:
+        seen["score"] = ctx.score
+        return f"score {ctx.score} from {ctx.results.analyze_step_result}"
+
+    scorer = (
+        create_scorer("x", description="d")
+        .preprocess(lambda ctx: {"n": len(ctx.run.input)})
+        .analyze(analyze)
+        .generate_score(lambda ctx: ctx.results.analyze_step_result["n"] / 10)
+        .generate_reason(reason)
+    )
+    result = scorer.run_sync(input="abc", output="o", ground_truth="g", run_id="r1")
+    assert result.score == 0.6
+    assert result.reason == "score 0.6 from {'n': 6}"
+    assert result.preprocess_step_result == {"n": 3}
+    assert result.analyze_step_result == {"n": 6}
+    assert result.run_id == "r1"
+    assert result.ground_truth == "g"
+    assert seen["score"] == 0.6
+
+
+def test_prompt_steps_call_the_judge() -> None:
+    model = ScriptedJudge([{"verdicts": ["yes", "no", "yes"]}, {"score": 0.25}, "Because."])
+    judge = Judge(model, "Be strict.")
+    scorer = (
+        create_scorer("p", description="d", judge=judge)
+        .analyze(
+            PromptStep(
+                description="verdicts",
+                create_prompt=lambda ctx: f"Judge: {ctx.run.output}",
+                output_schema=Verdicts,
+            )
+        )
+        .generate_score(PromptStep(description="score", create_prompt=lambda ctx: "score it"))
+        .generate_reason(
+            PromptStep(description="reason", create_prompt=lambda ctx: f"why {ctx.score}?")
+        )
+    )
+    result = scorer.run_sync(output="the answer")
+    assert result.analyze_step_result == Verdicts(verdicts=["yes", "no", "yes"])
+    assert result.score == 0.25
+    assert result.reason == "Because."
+    assert result.analyze_prompt == "Judge: the answer"
+    assert result.generate_score_prompt == "score it"
+    assert result.generate_reason_prompt == "why 0.25?"
+    assert [c.step for c in model.calls] == ["analyze", "generate_score", "generate_reason"]
+    assert model.calls[0].messages[0].content == "Be strict."
+    assert model.calls[0].output_schema == Verdicts.model_json_schema()
+    assert model.calls[2].output_schema is None
+    # usage: ScriptedJudge counts whitespace-separated words
+    assert result.judge_usage.calls == 3
+    assert result.judge_usage.input_tokens == (2 + 3) + (2 + 2) + (2 + 2)
+    assert result.judge_usage.output_tokens == 4 + 2 + 1
+    assert result.to_dict()["analyze_step_result"] == {"verdicts": ["yes", "no", "yes"]}
+
+
+def test_json_schema_dict_is_accepted() -> None:
+    schema = {
+        "title": "Label",
+        "type": "object",
+        "properties": {"label": {"enum": ["a", "b"]}},
+        "required": ["label"],
+    }
+    judge = Judge(ScriptedJudge(['```json\n{"label": "b"}\n```']))
+    scorer = (
+        create_scorer("j", description="d", judge=judge)
+        .analyze(PromptStep("label", lambda ctx: "label it", schema))
+        .generate_score(lambda ctx: 1.0 if ctx.results.analyze_step_result["label"] == "b" else 0)
+    )
+    assert scorer.run_sync(output="o").score == 1.0
+
+
+def test_invalid_judge_output_is_repaired_once_then_fails_with_raw_text() -> None:
+    model = ScriptedJudge(['{"verdicts": ["maybe"]}', "not json at all"])
+    scorer = (
+        create_scorer("p", description="d", judge=Judge(model))
+        .preprocess(lambda ctx: "pre")
+        .analyze(PromptStep("v", lambda ctx: "go", Verdicts))
+        .generate_score(lambda ctx: 1)
+    )
+    with pytest.raises(ScorerRunError) as info:
+        scorer.run_sync(output="o")
+    err = info.value
+    assert str(err).startswith("Scorer Run Failed: ")
+    assert err.failed_step == "analyze"
+    assert err.completed_steps == ("preprocess",)
+    assert isinstance(err.__cause__, JudgeOutputError)
+    partial = err.result
+    assert partial is not None
+    assert partial.status == "error"
+    assert partial.score is None
+    assert partial.preprocess_step_result == "pre"
+    assert partial.analyze_prompt == "go"
+    assert partial.error is not None
+    assert partial.error.step == "analyze"
+    assert partial.error.raw_output == "not json at all"
+    assert partial.judge_usage.calls == 2
+    # the repair request shows the validation problem
+    assert "verdicts.0" in model.calls[1].messages[-1].content
+
+
+def test_repair_succeeds() -> None:
+    model = ScriptedJudge(['{"verdicts": ["maybe"]}', '{"verdicts": ["no"]}'])
+    scorer = (
+        create_scorer("p", description="d", judge=Judge(model))
+        .analyze(PromptStep("v", lambda ctx: "go", Verdicts))
+        .generate_score(lambda ctx: len(ctx.results.analyze_step_result.verdicts))
+    )
+    result = scorer.run_sync(output="o")
+    assert result.score == 1.0
+    assert result.judge_usage.calls == 2
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), "0.5", None, True])
+def test_score_must_be_a_finite_number(bad: object) -> None:
+    scorer = create_scorer("x", description="d").generate_score(lambda ctx: bad)
+    with pytest.raises(ScorerRunError) as info:
+        scorer.run_sync(output="o")
+    assert info.value.failed_step == "generate_score"
+    assert info.value.result is not None
+    assert info.value.result.score is None
+
+
+def test_not_scorable_skips_with_reason() -> None:
+    scorer = (
+        create_scorer("x", description="d")
+        .preprocess(lambda ctx: {"k": 1})
+        .analyze(lambda ctx: not_scorable("no context"))
+        .generate_score(lambda ctx: 1 / 0)
+    )
+    result = scorer.run_sync(output="o")
+    assert result.status == "skipped"
+    assert result.score is None
+    assert result.reason == "no context"
+    assert result.preprocess_step_result == {"k": 1}
+
+
+def test_prompt_step_without_judge_is_refused_at_build() -> None:
+    with pytest.raises(ConfigError, match="needs a judge"):
+        create_scorer("x", description="d").analyze(PromptStep("v", lambda ctx: "p", Verdicts))
+
+
+def test_prompt_step_without_schema_is_refused_at_build() -> None:
+    judge = Judge(ScriptedJudge())
+    with pytest.raises(ConfigError, match="needs an output_schema"):
+        create_scorer("x", description="d", judge=judge).analyze(PromptStep("v", lambda ctx: "p"))
+
+
+def test_step_judge_overrides_scorer_judge() -> None:
+    scorer_model, step_model = ScriptedJudge(name="a"), ScriptedJudge(name="b")
+    scorer = (
+        create_scorer("x", description="d", judge=Judge(scorer_model))
+        .analyze(PromptStep("v", lambda ctx: "p", Verdicts, judge=Judge(step_model)))
+        .generate_score(PromptStep("s", lambda ctx: "p"))
+    )
+    result = scorer.run_sync(output="o")
+    assert result.analyze_step_result == Verdicts(verdicts=[])  # minimal valid instance
+    assert result.score == 0.0
+    assert len(scorer_model.calls) == 1
+    assert len(step_model.calls) == 1
+
+
+def test_run_sync_inside_a_running_loop_twice() -> None:
+    scorer = length_scorer()
+
+    async def main() -> list[float | None]:
+        first = scorer.run_sync(output="abc")
+        second = scorer.run_sync(output="abcd")
+        return [first.score, second.score]
+
+    assert asyncio.run(main()) == [0.3, 0.4]
+
+
+def test_concurrent_runs_share_one_scorer() -> None:
+    async def slow(ctx: StepContext) -> float:
+        await asyncio.sleep(0.01)
+        return len(ctx.run.output) / 100
+
+    scorer = create_scorer("x", description="d").generate_score(slow)
+
+    async def main() -> list[float | None]:
+        results = await asyncio.gather(*(scorer.run(output="a" * n) for n in range(20)))
+        return [r.score for r in results]
+
+    assert asyncio.run(main()) == [n / 100 for n in range(20)]
+
+
+def test_run_error_pickles_with_its_partial_result() -> None:
+    scorer = create_scorer("x", description="d").generate_score(lambda ctx: 1 / 0)
+    with pytest.raises(ScorerRunError) as info:
+        scorer.run_sync(output="o")
+    copy = pickle.loads(pickle.dumps(info.value))
+    assert copy.failed_step == "generate_score"
+    assert copy.result.error.type == "ZeroDivisionError"
+
+
+def test_exhausted_script_names_the_call() -> None:
+    scorer = create_scorer("x", description="d", judge=Judge(ScriptedJudge([]))).generate_score(
+        PromptStep("s", lambda ctx: "p")
+    )
+    with pytest.raises(ScorerRunError, match="call 1"):
+        scorer.run_sync(output="o")
