@@ -1,6 +1,6 @@
 """The judge: language models asked for structured verdicts by prompt steps."""
 
-from scorekit.judge.judge import DEFAULT_INSTRUCTIONS, Judge, JudgeResult
+from scorekit.judge.judge import DEFAULT_INSTRUCTIONS, Judge, JudgeResult, to_judge
 from scorekit.judge.model import ChatMessage, JudgeModel, JudgeRequest, JudgeResponse, JudgeUsage
 from scorekit.judge.structured import OutputSchema
 from scorekit.judge.testing import ScriptedJudge
@@ -16,4 +16,5 @@ __all__ = [
     "JudgeUsage",
     "OutputSchema",
     "ScriptedJudge",
+    "to_judge",
 ]

@@ -10,7 +10,7 @@ from scorekit.errors import ConfigError, JudgeOutputError, JudgeUnavailableError
 from scorekit.judge.model import ChatMessage, JudgeModel, JudgeRequest, JudgeResponse, JudgeUsage
 from scorekit.judge.structured import OutputSchema, SchemaSpec, parse_output
 
-__all__ = ["DEFAULT_INSTRUCTIONS", "Judge", "JudgeResult"]
+__all__ = ["DEFAULT_INSTRUCTIONS", "Judge", "JudgeResult", "to_judge"]
 
 T = TypeVar("T")
 
@@ -160,3 +160,26 @@ class Judge:
                 usage=usage,
             )
         return JudgeResult(response.text, response.text, usage, self.model_id)
+
+
+def to_judge(model: Judge | JudgeModel | str, instructions: str) -> Judge:
+    """Return a :class:`Judge` for a scorer factory's ``model`` argument.
+
+    Args:
+        model: a ready ``Judge`` (returned as is, keeping its own instructions), a
+            ``JudgeModel`` object, or a ``"provider/model"`` string.
+        instructions: the scorer's judge instructions, used when a judge is created here.
+
+    Raises:
+        ConfigError: ``model`` is of none of these types.
+        JudgeUnavailableError: the model string cannot be resolved.
+    """
+    if isinstance(model, Judge):
+        return model
+    if isinstance(model, (str, JudgeModel)):
+        return Judge(model, instructions)
+    raise ConfigError(
+        f"model must be a 'provider/model' string, a JudgeModel or a Judge, "
+        f"not {type(model).__name__}",
+        field="model",
+    )
