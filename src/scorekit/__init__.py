@@ -25,6 +25,7 @@ from scorekit.pipeline import (
     ScorerRunResult,
     StepContext,
     create_scorer,
+    local_result,
     not_scorable,
 )
 
@@ -49,5 +50,6 @@ __all__ = [
     "ScorerRunResult",
     "StepContext",
     "create_scorer",
+    "local_result",
     "not_scorable",
 ]
