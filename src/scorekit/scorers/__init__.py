@@ -15,12 +15,14 @@ from typing import Any, Literal
 from scorekit.errors import ConfigError
 from scorekit.pipeline import Scorer
 from scorekit.scorers.content_similarity import create_content_similarity_scorer
+from scorekit.scorers.context_relevance import create_context_relevance_scorer_llm
 
 __all__ = [
     "SCORERS",
     "ScorerEntry",
     "ScorerOption",
     "create_content_similarity_scorer",
+    "create_context_relevance_scorer_llm",
     "get_scorer_entry",
 ]
 
@@ -81,6 +83,14 @@ SCORERS: dict[str, ScorerEntry] = {
             create_content_similarity_scorer,
             "code",
             "Bigram (Dice) similarity of the output and the reference text",
+        ),
+        ScorerEntry(
+            "context-relevance",
+            "context-relevance-scorer",
+            create_context_relevance_scorer_llm,
+            "llm",
+            "Weighted relevance of each context piece, with penalties for unused and missing "
+            "context",
         ),
     )
 }
