@@ -20,12 +20,20 @@ from pydantic import AliasChoices, AliasGenerator, BaseModel, BeforeValidator, C
 from pydantic.alias_generators import to_camel
 
 __all__ = [
+    "LANGUAGE_RULE",
     "Claims",
     "JudgeReply",
     "YesNo",
     "YesNoUnsure",
     "normalise_label",
 ]
+
+
+LANGUAGE_RULE = (
+    "Write every reason and explanation in the language the user's query is written in (a "
+    "Japanese query gets Japanese reasons); keep JSON keys and verdict labels in English."
+)
+"""The prompts' rule for the language of free-text fields."""
 
 
 def _both_spellings(name: str) -> AliasChoices:
