@@ -32,8 +32,15 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-console = Console()
-errors = Console(stderr=True)
+
+
+def _out() -> Console:
+    # made per use, so the terminal width (COLUMNS) is read when the command runs
+    return Console()
+
+
+def _err() -> Console:
+    return Console(stderr=True, soft_wrap=True)
 
 
 def _parse_value(text: str) -> Any:
@@ -186,7 +193,7 @@ def run(
             data, fields=fields, header=not no_header, quoting=not no_quote, delimiter=delimiter
         )
     except ScorekitError as exc:
-        errors.print(f"[red]error:[/red] {exc}")
+        _err().print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
 
     pairs: dict[str, list[tuple[float, float]]] = {s.id: [] for s in scorers}
@@ -200,7 +207,7 @@ def run(
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        console=errors,
+        console=_err(),
         transient=True,
     )
     task = progress.add_task("scoring", total=_count_records(data, not no_header))
@@ -227,14 +234,14 @@ def run(
             sink.close()
 
     for message in load_errors[:20]:
-        errors.print(f"[yellow]skipped record:[/yellow] {message}")
+        _err().print(f"[yellow]skipped record:[/yellow] {message}")
     if len(load_errors) > 20:
-        errors.print(f"[yellow]… and {len(load_errors) - 20} more unreadable records[/yellow]")
-    console.print(_summary_table(result))
+        _err().print(f"[yellow]… and {len(load_errors) - 20} more unreadable records[/yellow]")
+    _out().print(_summary_table(result))
     if correlate:
         _print_correlation(result.summaries, pairs, correlate)
     if out is not None:
-        console.print(f"results: {out}")
+        _out().print(f"results: {out}")
 
 
 def _print_correlation(
@@ -256,7 +263,7 @@ def _print_correlation(
             _fmt(pearson(scores, labels)),
             _fmt(spearman(scores, labels)),
         )
-    console.print(table)
+    _out().print(table)
 
 
 @app.command()
@@ -273,7 +280,7 @@ def scorers() -> None:
             else:
                 options.append(f"{opt.name}={opt.default!r}")
         table.add_row(entry.name, entry.scorer_id, entry.kind, "\n".join(options), entry.summary)
-    console.print(table)
+    _out().print(table)
 
 
 def main() -> None:
