@@ -22,6 +22,9 @@ JS_WS_CLASS = "[" + "".join(sorted(JS_WHITESPACE)).replace("\\", "\\\\") + "]"
 
 _RUNS = re.compile(JS_WS_CLASS + "+")
 _DELETE = {ord(c): None for c in JS_WHITESPACE}
+_STRIP = "".join(JS_WHITESPACE)
+# the characters on which Python's str.split() and JS \s disagree
+_DISAGREE = re.compile("[\x1c-\x1f\x85\ufeff]")
 
 
 def remove_whitespace(text: str) -> str:
@@ -34,4 +37,7 @@ def collapse_whitespace(text: str) -> str:
 
     JS ``trim`` removes the same whitespace set, so the result has none at either end.
     """
-    return _RUNS.sub(" ", text).strip("".join(JS_WHITESPACE))
+    if _DISAGREE.search(text) is None:
+        # str.split() has the same whitespace set here, and is much faster than the regex
+        return " ".join(text.split())
+    return _RUNS.sub(" ", text).strip(_STRIP)
