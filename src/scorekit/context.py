@@ -22,6 +22,7 @@ from typing import Any
 from scorekit.errors import ConfigError
 from scorekit.messages import message_role
 from scorekit.pipeline import ScorerRun
+from scorekit.tool_calls import message_tool_invocations
 
 __all__ = ["ContextExtractor", "ContextSource", "format_pieces", "tool_result_context"]
 
@@ -123,24 +124,14 @@ def format_pieces(pieces: Sequence[str]) -> str:
     return "\n".join(f"[{index}] {piece}" for index, piece in enumerate(pieces))
 
 
-def _tool_invocations(message: Mapping[str, Any]) -> list[Any]:
-    found: list[Any] = []
-    content = message.get("content")
-    if isinstance(content, Mapping) and isinstance(content.get("toolInvocations"), list):
-        found.extend(content["toolInvocations"])
-    if isinstance(message.get("toolInvocations"), list):
-        found.extend(message["toolInvocations"])
-    return found
-
-
 def tool_result_context(output: Any) -> tuple[str, ...]:
     """Return the results of the completed tool calls in an agent's output, as JSON text.
 
-    Rule (Mastra evals 1.10.2 faithfulness): for every ``assistant`` message, each entry of its
-    ``toolInvocations`` (in ``content`` for a Mastra DB message, or on the message itself for
-    the plain chat shape) whose ``state`` is ``"result"`` gives ``JSON.stringify(result)``
-    (compact separators). Tool calls recorded only as ``parts`` are not read (Mastra 1.10.2
-    does not read them either).
+    Rule (Mastra evals 1.10.2 faithfulness): for every ``assistant`` message, each tool
+    invocation whose ``state`` is ``"result"`` gives ``JSON.stringify(result)`` (compact
+    separators). The invocations are those of :func:`scorekit.tool_calls.message_tool_invocations`:
+    the legacy ``toolInvocations`` list merged with ``tool-invocation`` parts (Mastra 1.10.2
+    reads only the legacy list; docs/divergences.md row 24).
 
     Args:
         output: a run output; anything other than a list of messages gives ``()``.
@@ -151,7 +142,7 @@ def tool_result_context(output: Any) -> tuple[str, ...]:
     for message in output:
         if not isinstance(message, Mapping) or message_role(message) != "assistant":
             continue
-        for invocation in _tool_invocations(message):
+        for invocation in message_tool_invocations(message):
             if (
                 isinstance(invocation, Mapping)
                 and invocation.get("state") == "result"

@@ -59,7 +59,7 @@ def test_non_string_ground_truth_is_read_as_json() -> None:
 
 @pytest.mark.parametrize("ground_truth", [None, "", "  "])
 def test_missing_ground_truth_is_skipped(ground_truth: Any) -> None:
-    # Mastra scores 0 (docs/divergences.md row 18)
+    # Mastra scores 0 (docs/divergences.md row 22)
     judge = ScriptedJudge([])
     result = create_context_recall_scorer(model=judge, context=CONTEXT).run_sync(
         input="q", output="o", ground_truth=ground_truth

@@ -16,7 +16,7 @@ from tests.conformance import cases_for, options, run_args, snake, to_snake
 CASES = cases_for("context-relevance")
 
 # Mastra scores whatever evaluations the judge returned; scorekit requires one per context
-# piece (docs/divergences.md row 14), so these replies are repaired or fail.
+# piece (docs/divergences.md row 18), so these replies are repaired or fail.
 PARTIAL_REPLIES = {
     "context-relevance/missing-capped",
     "context-relevance/missing-context-field-omitted",
@@ -308,7 +308,7 @@ def test_spec_table_custom_penalties() -> None:
 
 
 def test_no_evaluations_score_is_scaled() -> None:
-    # Mastra returns an unscaled 1 here; scorekit scales it (docs/divergences.md row 15)
+    # Mastra returns an unscaled 1 here; scorekit scales it (docs/divergences.md row 19)
     judge = ScriptedJudge([{"evaluations": [], "overall_assessment": "nothing"}])
     scorer = create_context_relevance_scorer_llm(
         model=judge, context=["a", "b"], scale=2, reason="none"

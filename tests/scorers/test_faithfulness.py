@@ -143,3 +143,26 @@ def test_construction_errors(kwargs: dict, field: str) -> None:
     with pytest.raises(ConfigError) as info:
         create_faithfulness_scorer(model=ScriptedJudge([]), **kwargs)
     assert info.value.field == field
+
+
+def test_tool_results_in_parts_are_read_once() -> None:
+    invocation = {"toolCallId": "t1", "toolName": "w", "state": "result", "result": {"c": 1}}
+    output = [
+        {
+            "id": "m1",
+            "role": "assistant",
+            "content": {
+                "format": 2,
+                "parts": [
+                    {"type": "tool-invocation", "toolInvocation": invocation},
+                    {"type": "text", "text": "It is 1."},
+                ],
+                "toolInvocations": [invocation],
+            },
+        }
+    ]
+    judge = ScriptedJudge(
+        [{"claims": ["c"]}, {"verdicts": [{"verdict": "yes", "reason": "r"}]}, "w"]
+    )
+    create_faithfulness_scorer(model=judge).run_sync(input="q", output=output)
+    assert 'Context:\n{"c":1}\n\nClaims' in judge.calls[1].prompt

@@ -9,7 +9,7 @@ rates each ``yes`` (relevant), ``unsure`` (partly relevant, or a direct but wron
 
 Divergences (docs/divergences.md): 1 (``uncertainty_weight`` and ``scale`` default on their
 own; Mastra yields NaN when only one is given), 4, 5, 6 (labels trimmed and lower-cased; other
-labels refused), 10, 16 (an empty answer scores 0 without a judge call).
+labels refused), 10, 20 (an empty answer scores 0 without a judge call), 23.
 """
 
 from __future__ import annotations

@@ -12,8 +12,8 @@ verdicts in ``context_index`` order (Mastra evals 1.10.2 context-precision)::
 found, and the position is the rank in the sorted verdict list, as in Mastra.
 
 Divergences (docs/divergences.md): 1, 4, 5, 6 (labels trimmed and lower-cased; any label other
-than yes/no is refused), 7 (an empty resolved context is ``skipped`` without a judge call; Mastra
-throws), 10.
+than yes/no is refused, row 23), 7 (an empty resolved context is ``skipped`` without a judge
+call; Mastra throws), 10.
 """
 
 from __future__ import annotations

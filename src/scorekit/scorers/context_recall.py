@@ -10,8 +10,8 @@ knowledge. Then (Mastra evals 1.10.2 context-recall)::
 ground truth that is not a string is read as its compact JSON.
 
 Divergences (docs/divergences.md): 1, 4, 5, 6 (labels trimmed and lower-cased; other labels
-refused), 7 (an empty resolved context is ``skipped`` without a judge call), 10, 18 (a run
-without a ground truth is ``skipped``; Mastra scores it 0).
+refused), 7 (an empty resolved context is ``skipped`` without a judge call), 10, 22 (a run
+without a ground truth is ``skipped``; Mastra scores it 0), 23.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ NO_CONTEXT_REASON = "No context to evaluate: the resolved context is empty."
 """The reason of a run skipped for want of context (divergences.md row 7)."""
 
 NO_GROUND_TRUTH_REASON = "Context recall needs a ground truth; this run has none."
-"""The reason of a run skipped for want of a ground truth (divergences.md row 18)."""
+"""The reason of a run skipped for want of a ground truth (divergences.md row 22)."""
 
 
 class RecallVerdict(JudgeReply):

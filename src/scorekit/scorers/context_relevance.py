@@ -15,8 +15,9 @@ the judge returns no evaluations the score is 0 if it named missing context, els
 
 Divergences (docs/divergences.md): 1 (keyword options, each penalty defaults on its own), 4
 (``scale`` validated), 5 (never NaN), 6 (labels trimmed and lower-cased), 7 (an empty resolved
-context is ``skipped`` without a judge call), 10 (snake_case), 14 (one evaluation per piece is
-required), 15 (the no-evaluation score is scaled).
+context is ``skipped`` without a judge call), 10 (snake_case), 18 (one evaluation per piece is
+required), 19 (the no-evaluation score is scaled), 23 (labels outside the closed set are
+refused).
 """
 
 from __future__ import annotations

@@ -12,7 +12,8 @@ the completed tool calls in the output (:func:`scorekit.context.tool_result_cont
 
 Divergences (docs/divergences.md): 1, 4, 5, 6 (labels trimmed and lower-cased — Mastra counts
 only an exact ``"yes"``; other labels are refused), 7 (no context: ``skipped`` without a judge
-call), 10, 16 (an empty answer has no claims: score 0 without a judge call).
+call), 10, 20 (an empty answer has no claims: score 0 without a judge call), 23, 24 (tool
+results recorded as message parts are read too), 25 (an empty ``context`` list is refused).
 """
 
 from __future__ import annotations

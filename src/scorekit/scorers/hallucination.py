@@ -10,9 +10,9 @@ not support, or makes a subjective or speculative claim about facts the context 
 A less precise date, a fair approximation or an omission is not a hallucination.
 
 Divergences (docs/divergences.md): 1, 4, 5, 6 (labels trimmed and lower-cased; other labels
-refused), 7 (no context: ``skipped`` without a judge call), 10, 16 (an empty answer scores 0
-without a judge call), 17 (``context_extractor(input, output)`` instead of Mastra's
-``getContext``).
+refused), 7 (no context: ``skipped`` without a judge call), 10, 20 (an empty answer scores 0
+without a judge call), 21 (``context_extractor(input, output)`` instead of Mastra's
+``getContext``; some context is required), 23, 25.
 """
 
 from __future__ import annotations
@@ -154,7 +154,7 @@ def create_hallucination_scorer(
         model: the judge: a ``"provider/model"`` string, a ``JudgeModel`` or a ``Judge``.
         context: the context pieces (non-empty list of strings).
         context_extractor: ``(input, output) -> list[str]``, sync or async, giving each run's
-            context; it wins over ``context``. (Mastra's ``getContext``; see divergence 17.)
+            context; it wins over ``context``. (Mastra's ``getContext``; see divergence 21.)
         scale: the maximum score, a finite number > 0.
 
     Returns:
