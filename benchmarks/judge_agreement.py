@@ -213,6 +213,13 @@ class TaskReport:
         }
 
 
+def make_judge(model: str, **settings: Any) -> Judge:
+    """A Judge for ``model`` with the Faithfulness instructions and any judge settings given
+    (``max_tokens``, ``timeout``: a tiny local model may otherwise ramble to its window)."""
+    given = {k: v for k, v in settings.items() if v is not None}
+    return Judge(model, INSTRUCTIONS, **given) if given else to_judge(model, INSTRUCTIONS)
+
+
 async def score_rows(task: str, rows: Iterable[Row], model: str | JudgeModel | Judge) -> TaskReport:
     """Score each row with the Faithfulness scorer and collect the agreement inputs."""
     base = to_judge(model, INSTRUCTIONS)
@@ -263,16 +270,17 @@ def print_table(figures: list[dict[str, Any]]) -> None:
 
 
 async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
+    judge = make_judge(args.model, max_tokens=args.max_tokens, timeout=args.timeout)
     figures = []
     if "begin" in args.tasks:
         rows = balanced_sample(
             load_begin(DATA / "begin_wow" / "begin_dev_wow.tsv"), args.rows, args.seed
         )
-        figures.append((await score_rows("begin", rows, args.model)).figures(args.threshold))
+        figures.append((await score_rows("begin", rows, judge)).figures(args.threshold))
     if "expertqa" in args.tasks:
         data = load_expertqa(DATA / "expertqa_lfqa" / "rand_test.jsonl", args.max_context_chars)
         rows = balanced_sample(data, args.rows, args.seed)
-        figures.append((await score_rows("expertqa", rows, args.model)).figures(args.threshold))
+        figures.append((await score_rows("expertqa", rows, judge)).figures(args.threshold))
     return figures
 
 
@@ -292,6 +300,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--tasks", nargs="+", default=["begin", "expertqa"], choices=["begin", "expertqa"]
     )
+    parser.add_argument("--max-tokens", type=int, default=None, help="judge reply budget")
+    parser.add_argument("--timeout", type=float, default=None, help="seconds per judge call")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args(argv)
     figures = asyncio.run(run(args))
