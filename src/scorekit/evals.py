@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import itertools
+import math
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -189,7 +190,12 @@ def _error_result(
 
 
 async def _call_target(target: Target, item: EvalItem) -> Any:
-    takes_context = len(inspect.signature(target).parameters) >= 2
+    positional = [
+        p
+        for p in inspect.signature(target).parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
+    ]
+    takes_context = len(positional) >= 2 or any(p.kind == p.VAR_POSITIONAL for p in positional)
     value = target(item.input, item.request_context) if takes_context else target(item.input)
     if inspect.isawaitable(value):
         value = await value
@@ -329,8 +335,15 @@ async def run_evals(
                 f"threshold for unknown scorer {scorer_id!r}; scorers: {', '.join(sorted(ids))}",
                 field="thresholds",
             )
-        if isinstance(minimum, bool) or not isinstance(minimum, (int, float)):
-            raise ConfigError(f"threshold for {scorer_id!r} must be a number", field="thresholds")
+        if (
+            isinstance(minimum, bool)
+            or not isinstance(minimum, (int, float))
+            or not math.isfinite(minimum)
+        ):
+            raise ConfigError(
+                f"threshold for {scorer_id!r} must be a finite number, got {minimum!r}",
+                field="thresholds",
+            )
 
     result = EvalRunResult(
         run_id=str(uuid.uuid4()),

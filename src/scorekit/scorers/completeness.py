@@ -106,7 +106,7 @@ def create_completeness_scorer(*, compare_to: CompareTo = "auto") -> Scorer:
 
     Raises:
         ConfigError: a bad option (at construction); at run time (status ``error``) a missing
-            output or reference, or the ``nlp`` extra not installed.
+            output or reference, or the tagger (TextBlob) not importable.
 
     Example:
         >>> scorer = create_completeness_scorer()

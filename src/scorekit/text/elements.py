@@ -22,7 +22,7 @@ package):
   original token, so ``it's`` also contributes ``s``.
 
 ``benchmarks/completeness_parity.py`` measures the agreement with the real library on the
-conformance corpus. Requires the ``nlp`` extra (``pip install "scorekit[nlp]"``).
+conformance corpus. The tagger and lemmatiser (TextBlob, LemmInflect) are imported lazily.
 """
 
 from __future__ import annotations
@@ -34,11 +34,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from scorekit.errors import ConfigError
-from scorekit.text.whitespace import JS_WHITESPACE, JS_WS_CLASS
+from scorekit.text.whitespace import JS_WS_CLASS, js_trim
 
 __all__ = ["clean_words", "extract_elements"]
 
-_JS_WS_CHARS = "".join(JS_WHITESPACE)
 _SPLIT = re.compile(JS_WS_CLASS + "+")
 _COMBINING = re.compile("[\u0300-\u036f]")
 _NON_ALNUM = re.compile("[^a-z0-9]+")
@@ -98,14 +97,15 @@ class _Nlp:
 
 @functools.cache
 def _nlp() -> _Nlp:
-    """Load the tagger and the lemmatiser once (lazily: they are an optional extra)."""
+    """Load the tagger and the lemmatiser once, on first use (they take a moment to import)."""
     try:
         import lemminflect  # type: ignore[import-untyped]
         import textblob.en  # type: ignore[import-untyped]
     except ImportError as error:  # pragma: no cover - depends on the environment
         raise ConfigError(
-            'the completeness scorer needs the "nlp" extra: pip install "scorekit[nlp]"',
-            field="nlp",
+            "the completeness scorer needs textblob and lemminflect, which scorekit depends on; "
+            "reinstall scorekit",
+            field="completeness",
         ) from error
     parser = textblob.en.parser
 
@@ -221,13 +221,13 @@ def extract_elements(text: str) -> list[str]:
         ASCII letters or digits (e.g. Japanese, Arabic, Cyrillic).
 
     Raises:
-        ConfigError: the ``nlp`` extra is not installed.
+        ConfigError: TextBlob or LemmInflect cannot be imported.
 
     Example:
         >>> extract_elements("The children were playing games.")
         ['the', 'children', 'games', 'play']
     """
-    raws = [raw for raw in _SPLIT.split(text.strip(_JS_WS_CHARS)) if raw]
+    raws = [raw for raw in _SPLIT.split(js_trim(text)) if raw]
     if not any(clean_words(raw) for raw in raws):
         return []  # nothing survives cleaning: no need to tag
     nlp = _nlp()

@@ -26,7 +26,7 @@ import functools
 import re
 from importlib import resources
 
-from scorekit.text.whitespace import JS_WHITESPACE, JS_WS_CLASS
+from scorekit.text.whitespace import JS_WS_CLASS, js_trim
 
 __all__ = ["extract_keywords", "stopwords_en"]
 
@@ -39,12 +39,6 @@ _URL = re.compile(r"https?://")
 _PUNCTUATION = re.compile("\\.|,|;|!|\\?|\\(|\\)|:|\"|\\A'|'\\Z|\u201c|\u201d|\u2018|\u2019")
 _ODD_SINGLE = re.compile("[_@&#]")
 _ASCII_DIGITS = re.compile("[0-9]+")
-_JS_WS_CHARS = "".join(JS_WHITESPACE)
-
-
-def _js_trim(text: str) -> str:
-    """JS ``String.trim``: strip JS whitespace only (not U+0085 or U+001C-U+001F)."""
-    return text.strip(_JS_WS_CHARS)
 
 
 @functools.cache
@@ -88,7 +82,7 @@ def extract_keywords(text: str) -> list[str]:
     """
     if not text:
         return []
-    stripped = _js_trim(_HTML_TAG.sub("", text))
+    stripped = js_trim(_HTML_TAG.sub("", text))
     if not stripped:
         return []
     stop = stopwords_en()

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 
-from scorekit.text.whitespace import JS_WHITESPACE, JS_WS_CLASS
+from scorekit.text.whitespace import JS_WS_CLASS, js_trim
 
 __all__ = [
     "SentimentResult",
@@ -45,14 +45,6 @@ def _load_json(name: str) -> dict[str, int]:
     text = resources.files("scorekit.text").joinpath(f"data/{name}").read_text("utf-8")
     raw = json.loads(text)
     return {str(key): int(value) for key, value in raw.items()}
-
-
-_JS_WS_CHARS = "".join(JS_WHITESPACE)
-
-
-def _js_trim(text: str) -> str:
-    """JS ``String.trim``: strip JS whitespace only (not U+0085 or U+001C-U+001F)."""
-    return text.strip(_JS_WS_CHARS)
 
 
 @functools.cache
@@ -84,7 +76,7 @@ def tokenize(text: str) -> list[str]:
         At least one token (``""`` gives ``[""]``).
     """
     lowered = text.lower().replace("\n", " ")
-    return _js_trim(_WS_RUN.sub(" ", _SPECIAL.sub(" ", lowered))).split(" ")
+    return js_trim(_WS_RUN.sub(" ", _SPECIAL.sub(" ", lowered))).split(" ")
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["JS_WHITESPACE", "JS_WS_CLASS", "collapse_whitespace", "remove_whitespace"]
+__all__ = ["JS_WHITESPACE", "JS_WS_CLASS", "collapse_whitespace", "js_trim", "remove_whitespace"]
 
 JS_WHITESPACE: frozenset[str] = frozenset(
     "\t\n\v\f\r \u00a0\u1680"
@@ -27,6 +27,14 @@ _STRIP = "".join(JS_WHITESPACE)
 _DISAGREE = re.compile("[\x1c-\x1f\x85\ufeff]")
 
 
+def js_trim(text: str) -> str:
+    """Strip JS whitespace from both ends (JS ``String.prototype.trim``).
+
+    Unlike ``str.strip()``, U+0085 and U+001C–U+001F stay and U+FEFF goes.
+    """
+    return text.strip(_STRIP)
+
+
 def remove_whitespace(text: str) -> str:
     """Delete every JS whitespace character (JS ``text.replace(/\\s+/g, '')``)."""
     return text.translate(_DELETE)
@@ -40,4 +48,4 @@ def collapse_whitespace(text: str) -> str:
     if _DISAGREE.search(text) is None:
         # str.split() has the same whitespace set here, and is much faster than the regex
         return " ".join(text.split())
-    return _RUNS.sub(" ", text).strip(_STRIP)
+    return js_trim(_RUNS.sub(" ", text))
