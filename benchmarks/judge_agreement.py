@@ -213,18 +213,22 @@ class TaskReport:
         }
 
 
-def make_judge(model: str, **settings: Any) -> Judge:
-    """A Judge for ``model`` with the Faithfulness instructions and any judge settings given
-    (``max_tokens``, ``timeout``: a tiny local model may otherwise ramble to its window)."""
+async def score_rows(
+    task: str, rows: Iterable[Row], model: str | JudgeModel | Judge, **settings: Any
+) -> TaskReport:
+    """Score each row with the Faithfulness scorer and collect the agreement inputs.
+
+    ``settings`` (``max_tokens``, ``timeout``; ``None`` = the judge's default) go to the
+    judge: a tiny local model may otherwise ramble to the end of its window.
+    """
     given = {k: v for k, v in settings.items() if v is not None}
-    return Judge(model, INSTRUCTIONS, **given) if given else to_judge(model, INSTRUCTIONS)
-
-
-async def score_rows(task: str, rows: Iterable[Row], model: str | JudgeModel | Judge) -> TaskReport:
-    """Score each row with the Faithfulness scorer and collect the agreement inputs."""
-    base = to_judge(model, INSTRUCTIONS)
+    base = Judge(model, INSTRUCTIONS, **given) if isinstance(model, str) and given else None
+    base = base or to_judge(model, INSTRUCTIONS)
     counter = CountingModel(base.model)
-    judge = Judge(counter, base.instructions)
+    # the counter sits on the resolved model; the outer judge keeps the same settings
+    judge = (
+        Judge(counter, base.instructions, **given) if given else Judge(counter, base.instructions)
+    )
     rows = list(rows)
     report = TaskReport(task, len(rows))
     started = time.perf_counter()
@@ -270,17 +274,21 @@ def print_table(figures: list[dict[str, Any]]) -> None:
 
 
 async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
-    judge = make_judge(args.model, max_tokens=args.max_tokens, timeout=args.timeout)
+    settings = {"max_tokens": args.max_tokens, "timeout": args.timeout}
     figures = []
     if "begin" in args.tasks:
         rows = balanced_sample(
             load_begin(DATA / "begin_wow" / "begin_dev_wow.tsv"), args.rows, args.seed
         )
-        figures.append((await score_rows("begin", rows, judge)).figures(args.threshold))
+        figures.append(
+            (await score_rows("begin", rows, args.model, **settings)).figures(args.threshold)
+        )
     if "expertqa" in args.tasks:
         data = load_expertqa(DATA / "expertqa_lfqa" / "rand_test.jsonl", args.max_context_chars)
         rows = balanced_sample(data, args.rows, args.seed)
-        figures.append((await score_rows("expertqa", rows, judge)).figures(args.threshold))
+        figures.append(
+            (await score_rows("expertqa", rows, args.model, **settings)).figures(args.threshold)
+        )
     return figures
 
 
