@@ -36,6 +36,8 @@ class FieldMap:
         output: the output's field (required in every record).
         ground_truth: the ground truth's field (optional in records).
         id: the id's field (optional; the line number is used without it).
+        context: the field of the retrieved context pieces (optional): a JSON list of strings
+            (in CSV/TSV, a cell holding a JSON list), or one string for a single piece.
         extra: further fields copied into the item's ``metadata`` under their own names
             (e.g. a human label to correlate with); required in every record.
     """
@@ -44,6 +46,7 @@ class FieldMap:
     output: str = "output"
     ground_truth: str = "ground_truth"
     id: str = "id"
+    context: str = "context"
     extra: tuple[str, ...] = field(default_factory=tuple)
 
 
@@ -60,14 +63,40 @@ def _detect(path: Path, fmt: Format | None) -> Format:
     return found
 
 
-def _item(record: Mapping[str, Any], fields: FieldMap, where: str, line: int) -> EvalItem:
-    missing = [name for name in (fields.output, *fields.extra) if name not in record]
+def _context(value: Any) -> Any:
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("["):
+            try:
+                return json.loads(text)
+            except json.JSONDecodeError:
+                pass
+        return [value] if text else None
+    return value
+
+
+def _item(
+    record: Mapping[str, Any], fields: FieldMap, where: str, line: int, require_output: bool
+) -> EvalItem:
+    required = (fields.output, *fields.extra) if require_output else fields.extra
+    missing = [name for name in required if name not in record]
     if missing:
         return EvalItem(
             id=str(record.get(fields.id, line)),
             load_error=f"{where}:{line}: missing field {missing[0]!r}",
         )
-    values: dict[str, Any] = {"output": record[fields.output]}
+    values: dict[str, Any] = {}
+    if fields.output in record:
+        values["output"] = record[fields.output]
+    elif fields.input not in record:
+        return EvalItem(
+            id=str(record.get(fields.id, line)),
+            load_error=f"{where}:{line}: missing field {fields.input!r}",
+        )
+    if fields.context in record and record[fields.context] is not None:
+        context = _context(record[fields.context])
+        if context is not None:
+            values["context"] = context
     if fields.input in record:
         values["input"] = record[fields.input]
     if fields.ground_truth in record and record[fields.ground_truth] is not None:
@@ -81,7 +110,7 @@ def _item(record: Mapping[str, Any], fields: FieldMap, where: str, line: int) ->
         return EvalItem(id=values["id"], load_error=f"{where}:{line}: {exc}")
 
 
-def _jsonl(path: Path, fields: FieldMap) -> Iterator[EvalItem]:
+def _jsonl(path: Path, fields: FieldMap, require_output: bool) -> Iterator[EvalItem]:
     with path.open(encoding="utf-8") as handle:
         for line, text in enumerate(handle, start=1):
             if not text.strip():
@@ -96,11 +125,16 @@ def _jsonl(path: Path, fields: FieldMap) -> Iterator[EvalItem]:
                     id=str(line), load_error=f"{path}:{line}: expected a JSON object per line"
                 )
                 continue
-            yield _item(record, fields, str(path), line)
+            yield _item(record, fields, str(path), line, require_output)
 
 
 def _delimited(
-    path: Path, fields: FieldMap, delimiter: str, header: bool, quoting: bool
+    path: Path,
+    fields: FieldMap,
+    delimiter: str,
+    header: bool,
+    quoting: bool,
+    require_output: bool,
 ) -> Iterator[EvalItem]:
     csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
     with path.open(encoding="utf-8", newline="") as handle:
@@ -112,7 +146,7 @@ def _delimited(
             names = next(reader, None)
             if names is None:
                 return
-            wanted = [fields.output, *fields.extra]
+            wanted = [fields.output, *fields.extra] if require_output else list(fields.extra)
             absent = [name for name in wanted if name not in names]
             if absent:
                 raise ConfigError(
@@ -134,7 +168,7 @@ def _delimited(
                 record: dict[str, Any] = dict(zip(names, row, strict=True))
             else:
                 record = {str(index): cell for index, cell in enumerate(row)}
-            yield _item(record, fields, str(path), line)
+            yield _item(record, fields, str(path), line, require_output)
 
 
 def read_dataset(
@@ -145,6 +179,7 @@ def read_dataset(
     header: bool = True,
     quoting: bool = True,
     delimiter: str | None = None,
+    require_output: bool = True,
 ) -> Iterator[EvalItem]:
     """Read a dataset file lazily, one item per record.
 
@@ -157,6 +192,8 @@ def read_dataset(
         quoting: CSV/TSV: honour quote characters; turn off for quote-free files whose text
             contains bare quotes (STS-B).
         delimiter: CSV/TSV: overrides ``,`` (csv) or tab (tsv).
+        require_output: every record must have the output field. Turn off when a target
+            produces the outputs: records then need the input field instead.
 
     Yields:
         Items; a record that cannot be read yields an item whose ``load_error`` names the file,
@@ -172,9 +209,9 @@ def read_dataset(
     fields = fields or FieldMap()
     kind = _detect(source, format)
     if kind == "jsonl":
-        return _jsonl(source, fields)
+        return _jsonl(source, fields, require_output)
     separator = delimiter or ("\t" if kind == "tsv" else ",")
-    generator = _delimited(source, fields, separator, header, quoting)
+    generator = _delimited(source, fields, separator, header, quoting, require_output)
     # check the header now, so a wrong column name fails before any scoring starts
     first = next(generator, None)
 

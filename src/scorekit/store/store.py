@@ -398,6 +398,21 @@ class Store:
         except SQLAlchemyError as exc:
             raise self._fail("reading results", exc, run_id) from exc
 
+    def item_count(self, run_id: str) -> int:
+        """Return how many distinct items have stored results in the run.
+
+        Raises:
+            StoreError: the read failed.
+        """
+        query = select(func.count(func.distinct(results.c.item_id))).where(
+            results.c.run_id == run_id
+        )
+        try:
+            with self._engine.connect() as conn:
+                return int(conn.execute(query).scalar_one())
+        except SQLAlchemyError as exc:
+            raise self._fail("counting items", exc, run_id) from exc
+
     def scorer_stats(self, run_id: str) -> dict[str, ScorerStats]:
         """Per-scorer counts and score statistics of a stored run, from its result rows.
 
