@@ -41,8 +41,15 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-console = Console()
-errors = Console(stderr=True)
+
+
+def _out() -> Console:
+    # made per use, so the terminal width (COLUMNS) is read when the command runs
+    return Console()
+
+
+def _err() -> Console:
+    return Console(stderr=True, soft_wrap=True)
 
 
 def _parse_value(text: str) -> Any:
@@ -118,7 +125,7 @@ def _judge_models(entries: list[tuple[ScorerEntry, str | None]]) -> set[str]:
 
 def _note_tiny_models(models: set[str]) -> None:
     for model in sorted(models & TINY_MODELS):
-        errors.print(
+        _err().print(
             f"[yellow]note:[/yellow] the judge {model} is a tiny demonstration model: it shows "
             "the LLM scorers working end to end on this machine, but its verdicts are not a "
             "reliable measure. Set SCOREKIT_MODEL or --model to a capable judge "
@@ -334,7 +341,7 @@ def run(
         if resume is not None and store is None:
             raise ConfigError("--resume needs the store; drop --no-store", field="resume")
     except ScorekitError as exc:
-        errors.print(f"[red]error:[/red] {exc}")
+        _err().print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
     _note_tiny_models(job.models)
     try:
@@ -436,7 +443,7 @@ def _execute(
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        console=errors,
+        console=_err(),
         transient=True,
     )
     task = progress.add_task("scoring", total=_count_records(job.path, job.header))
@@ -470,8 +477,8 @@ def _execute(
             )
     except EvalInterrupted as stopped:
         partial = stopped.result
-        console.print(_summary_table(partial))
-        errors.print(
+        _out().print(_summary_table(partial))
+        _err().print(
             f"[yellow]interrupted[/yellow] after {partial.total_items} items"
             + (
                 f"; stored as run {partial.run_id}. Continue it with: "
@@ -483,33 +490,33 @@ def _execute(
         )
         raise typer.Exit(130) from None
     except ScorekitError as exc:
-        errors.print(f"[red]error:[/red] {exc}")
+        _err().print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
     finally:
         if sink is not None:
             sink.close()
 
     for message in load_errors[:20]:
-        errors.print(f"[yellow]skipped record:[/yellow] {message}")
+        _err().print(f"[yellow]skipped record:[/yellow] {message}")
     if len(load_errors) > 20:
-        errors.print(f"[yellow]… and {len(load_errors) - 20} more unreadable records[/yellow]")
-    console.print(_summary_table(result))
+        _err().print(f"[yellow]… and {len(load_errors) - 20} more unreadable records[/yellow]")
+    _out().print(_summary_table(result))
     _print_usage(result.judge_usage.to_dict())
     if correlate:
         _print_correlation(result.summaries, pairs, correlate)
     if out is not None:
-        console.print(f"results: {out}")
+        _out().print(f"results: {out}")
     if store is not None:
-        console.print(f"stored: run {result.run_id} in {store.url}")
+        _out().print(f"stored: run {result.run_id} in {store.url}")
         if job.report is not None:
             path = write_report(store, result.run_id, job.report)
-            console.print(f"report: {path}")
+            _out().print(f"report: {path}")
     return result
 
 
 def _print_usage(usage: dict[str, Any]) -> None:
     if usage.get("calls"):
-        console.print(
+        _out().print(
             f"judge: {usage['calls']} calls ({usage.get('cache_hits', 0)} from cache), "
             f"{usage.get('input_tokens', 0)} input + {usage.get('output_tokens', 0)} output "
             f"tokens, {usage.get('latency_s', 0.0):.1f} s waiting"
@@ -521,9 +528,9 @@ def _print_verdict(result: EvalRunResult) -> None:
         mean = result.summaries[scorer_id].mean
         passed = mean is not None and mean >= minimum
         mark = "[green]pass[/green]" if passed else "[red]FAIL[/red]"
-        console.print(f"threshold {scorer_id}: mean {_fmt(mean)} >= {minimum:g}  {mark}")
+        _out().print(f"threshold {scorer_id}: mean {_fmt(mean)} >= {minimum:g}  {mark}")
     colour = "green" if result.verdict == "passed" else "red"
-    console.print(f"verdict: [{colour}]{result.verdict}[/{colour}]")
+    _out().print(f"verdict: [{colour}]{result.verdict}[/{colour}]")
 
 
 def _print_correlation(
@@ -545,14 +552,14 @@ def _print_correlation(
             _fmt(pearson(scores, labels)),
             _fmt(spearman(scores, labels)),
         )
-    console.print(table)
+    _out().print(table)
 
 
 def _open_store(db: str | None) -> Store:
     try:
         return Store(db)
     except ScorekitError as exc:
-        errors.print(f"[red]error:[/red] {exc}")
+        _err().print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
 
 
@@ -570,7 +577,7 @@ def runs(
         try:
             found = store.list_runs(limit)
         except ScorekitError as exc:
-            errors.print(f"[red]error:[/red] {exc}")
+            _err().print(f"[red]error:[/red] {exc}")
             raise typer.Exit(2) from exc
     table = Table(title=f"runs in {store.url}")
     for column in ("id", "name", "started (UTC)", "status", "verdict", "items", "means"):
@@ -588,7 +595,7 @@ def runs(
             str(record.total_items),
             means,
         )
-    console.print(table)
+    _out().print(table)
 
 
 @app.command()
@@ -603,10 +610,10 @@ def show(
             stats = store.scorer_stats(record.id)
             items = store.item_count(record.id)
         except ScorekitError as exc:
-            errors.print(f"[red]error:[/red] {exc}")
+            _err().print(f"[red]error:[/red] {exc}")
             raise typer.Exit(2) from exc
-    console.print(f"run {record.id}  {record.name or ''}")
-    console.print(
+    _out().print(f"run {record.id}  {record.name or ''}")
+    _out().print(
         f"status {record.status} · verdict {record.verdict or '—'} · started "
         f"{_when(record.started_at)} · finished {_when(record.finished_at)} UTC · {items} items"
     )
@@ -626,7 +633,7 @@ def show(
             _fmt(s.maximum),
             "—" if minimum is None else f"{minimum:g}",
         )
-    console.print(table)
+    _out().print(table)
     _print_usage(record.judge_usage)
 
 
@@ -643,7 +650,7 @@ def compare(
             a, b = store.get_run(run_a), store.get_run(run_b)
             changes, regressions = store.compare(a.id, b.id, limit=limit)
         except ScorekitError as exc:
-            errors.print(f"[red]error:[/red] {exc}")
+            _err().print(f"[red]error:[/red] {exc}")
             raise typer.Exit(2) from exc
     table = Table(title=f"{a.id[:8]} ({a.name or '—'}) → {b.id[:8]} ({b.name or '—'})")
     for column in ("scorer", "mean A", "mean B", "change", "paired", "newly failing"):
@@ -658,16 +665,16 @@ def compare(
             str(change.paired),
             str(change.newly_failed),
         )
-    console.print(table)
+    _out().print(table)
     if not regressions:
-        console.print("no item scored lower in B")
+        _out().print("no item scored lower in B")
         return
     worst = Table(title="items that regressed most")
     for column in ("item", "scorer", "A", "B", "change"):
         worst.add_column(column, justify="right" if column in ("A", "B", "change") else "left")
     for r in regressions:
         worst.add_row(r.item_id, r.scorer_id, _fmt(r.score_a), _fmt(r.score_b), f"{r.delta:+.4f}")
-    console.print(worst)
+    _out().print(worst)
 
 
 @app.command()
@@ -686,9 +693,9 @@ def report(
         try:
             path = write_report(store, run_id, output, max_items=max_items)
         except (ScorekitError, OSError) as exc:
-            errors.print(f"[red]error:[/red] {exc}")
+            _err().print(f"[red]error:[/red] {exc}")
             raise typer.Exit(2) from exc
-    console.print(f"report: {path}")
+    _out().print(f"report: {path}")
 
 
 @app.command()
@@ -705,7 +712,7 @@ def scorers() -> None:
             else:
                 options.append(f"{opt.name}={opt.default!r}")
         table.add_row(entry.name, entry.scorer_id, entry.kind, "\n".join(options), entry.summary)
-    console.print(table)
+    _out().print(table)
 
 
 def main() -> None:
