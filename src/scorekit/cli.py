@@ -481,8 +481,7 @@ def _execute(
         _err().print(
             f"[yellow]interrupted[/yellow] after {partial.total_items} items"
             + (
-                f"; stored as run {partial.run_id}. Continue it with: "
-                f"scorekit run {job.path if job.config.get('data') else '<config>'} "
+                f"; stored as run {partial.run_id}. Continue it with the same command and "
                 f"--resume {partial.run_id[:8]}"
                 if store is not None
                 else ""
@@ -508,6 +507,12 @@ def _execute(
         _out().print(f"results: {out}")
     if store is not None:
         _out().print(f"stored: run {result.run_id} in {store.url}")
+        distinct = store.item_count(result.run_id)
+        if distinct < result.total_items:
+            _err().print(
+                f"[yellow]warning:[/yellow] {result.total_items} items but {distinct} distinct "
+                "ids: resume, compare and the report match items by id; give each item its own"
+            )
         if job.report is not None:
             path = write_report(store, result.run_id, job.report)
             _out().print(f"report: {path}")
