@@ -262,3 +262,23 @@ def test_resume_from_the_command_line(tmp_path: Path) -> None:
         assert len(list(store.results(run_id))) == 1
     no_store = invoke("run", str(data), "-s", "content-similarity", "--no-store", "--resume", "x")
     assert no_store.exit_code == 2
+
+
+def test_context_scorers_get_the_item_context_extractor() -> None:
+    from scorekit import create_scorer
+    from scorekit.cli import _make_scorer
+    from scorekit.evals import item_context
+    from scorekit.pipeline import Scorer
+    from scorekit.scorers import ScorerEntry
+
+    seen: dict[str, object] = {}
+
+    def factory(*, context=None, context_extractor=None, scale: float = 1.0) -> Scorer:  # type: ignore[no-untyped-def]
+        seen.update(context=context, context_extractor=context_extractor)
+        return create_scorer("c", description="d").generate_score(lambda ctx: 1.0)
+
+    entry = ScorerEntry("c", "c", factory, "code", "test")
+    _make_scorer(entry, {}, None)
+    assert seen == {"context": None, "context_extractor": item_context}
+    _make_scorer(entry, {"context": ["fixed"]}, None)
+    assert seen == {"context": ["fixed"], "context_extractor": None}

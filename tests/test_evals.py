@@ -9,7 +9,7 @@ import pytest
 
 from scorekit import ConfigError
 from scorekit.evals import EvalItem, run_evals, run_evals_sync
-from scorekit.pipeline import ScorerRunResult
+from scorekit.pipeline import ScorerRunResult, StepContext
 from scorekit.store import Store
 
 from .evalkit import (
@@ -216,3 +216,36 @@ def test_run_evals_sync_works_inside_a_running_loop(tmp_path: Path) -> None:
     assert asyncio.run(inside()) == pytest.approx(0.5)
     with Store(tmp_path / "x.db") as store:
         assert store.list_runs()[0].status == "finished"
+
+
+def test_item_context_extractor_sees_each_items_own_context() -> None:
+    from scorekit import create_scorer
+    from scorekit.evals import item_context
+
+    async def score(ctx: StepContext) -> float:
+        await asyncio.sleep(0.001)  # let other items' scorers interleave
+        pieces = item_context(ctx.run.input, ctx.run.output)
+        assert tuple(pieces) == (ctx.run.context or ())
+        return float(len(pieces))
+
+    scorer = create_scorer("ctx", description="d").generate_score(score)
+    data = [
+        {"id": str(n), "output": "o", **({"context": ["p"] * n} if n % 3 else {})}
+        for n in range(30)
+    ]
+    result = run_evals_sync(data, [scorer], concurrency=8)
+    scores = {i.item.id: i.scorer_results["ctx"].score for i in result.items}
+    assert scores == {str(n): float(n if n % 3 else 0) for n in range(30)}
+    assert item_context("in", "out") == []
+
+
+def test_scorer_run_takes_context() -> None:
+    from scorekit import create_scorer
+
+    scorer = create_scorer("n", description="d").generate_score(
+        lambda ctx: float(len(ctx.run.context or ()))
+    )
+    assert scorer.run_sync(output="o", context=["a", "b"]).score == 2.0
+    assert scorer.run_sync(output="o").score == 0.0
+    with pytest.raises(ConfigError, match="context must be a list of strings"):
+        scorer.run_sync(output="o", context="ab")

@@ -25,7 +25,14 @@ from rich.table import Table
 from scorekit.config import RunConfig, load_config, load_target
 from scorekit.dataset import FieldMap, read_dataset
 from scorekit.errors import ConfigError, ScorekitError
-from scorekit.evals import EvalInterrupted, EvalItem, EvalRunResult, Target, run_evals_sync
+from scorekit.evals import (
+    EvalInterrupted,
+    EvalItem,
+    EvalRunResult,
+    Target,
+    item_context,
+    run_evals_sync,
+)
 from scorekit.metrics import ScorerSummary, pearson, spearman
 from scorekit.pipeline import Scorer, ScorerRunResult
 from scorekit.report import DEFAULT_MAX_ITEMS, write_report
@@ -98,6 +105,10 @@ TINY_MODELS = frozenset({"local/smollm2"})
 
 def _make_scorer(entry: ScorerEntry, options: dict[str, Any], model: str | None) -> Scorer:
     kwargs = dict(options)
+    takes = {option.name for option in entry.options()}
+    if "context_extractor" in takes and not {"context", "context_extractor"} & set(kwargs):
+        # context scorers judge each item's own context (the dataset's or the target's)
+        kwargs["context_extractor"] = item_context
     if entry.kind == "llm":
         model = kwargs.pop("model", None) or model
         if model is None:
