@@ -90,13 +90,98 @@ def part_one(sizes: list[int]) -> None:
             )
 
 
+JUDGE_LATENCY_S = 0.05
+JUDGE_ITEMS = 1_000
+JUDGE_CONCURRENCY = 32
+ANALYSIS = json.dumps(
+    {
+        "evaluations": [
+            {
+                "context_index": i,
+                "context_piece": f"piece {i}",
+                "relevance_level": "high" if i == 0 else "low",
+                "was_used": i == 0,
+                "reasoning": "scripted",
+            }
+            for i in range(2)
+        ],
+        "missing_context": [],
+        "overall_assessment": "scripted",
+    }
+)
+
+
 def part_two() -> None:
+    """1,000 items x context relevance against the scripted server at 50 ms per reply."""
+    import os
+
+    sys.path.insert(0, str(ROOT))
     try:
-        from benchmarks_judge import judge_bound  # type: ignore[import-not-found]
-    except ImportError:
-        print("\npart 2 (context relevance vs a 50 ms judge server): needs the judge HTTP layer")
+        from tests.servers.scripted_openai import Reply, ScriptedServer  # type: ignore[import-not-found]
+
+        from scorekit.evals import item_context, run_evals_sync
+        from scorekit.judge import Judge
+        from scorekit.scorers import create_context_relevance_scorer_llm  # type: ignore[attr-defined]
+    except ImportError as exc:
+        print(f"\npart 2 skipped: needs the judge HTTP layer and context relevance ({exc})")
         return
-    judge_bound()
+
+    from http.server import ThreadingHTTPServer
+
+    # the stdlib server's listen backlog is 5: 32 clients connecting at once would be refused
+    # and retried, measuring the test server rather than run_evals
+    ThreadingHTTPServer.request_queue_size = 128
+
+    def reply(body: Any) -> Any:
+        # structured requests (analyze) get the evaluations; the reason step gets text
+        structured = "response_format" in body
+        return Reply(content=ANALYSIS if structured else "The first piece answers the query.")
+
+    with (
+        ScriptedServer(reply, latency=JUDGE_LATENCY_S) as server,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
+        os.environ["OPENAI_API_KEY"] = "bench-key"
+        judge = Judge(
+            "openai/bench-judge",
+            base_url=server.base_url,
+            concurrency=JUDGE_CONCURRENCY * 2,
+            cache=False,
+        )
+        scorer = create_context_relevance_scorer_llm(model=judge, context_extractor=item_context)
+        data = (
+            {
+                "id": str(n),
+                "input": f"question {n}",
+                "output": f"answer {n}",
+                "context": [f"relevant passage {n}", f"other passage {n}"],
+            }
+            for n in range(JUDGE_ITEMS)
+        )
+        started = time.perf_counter()
+        result = run_evals_sync(
+            data,
+            [scorer],
+            concurrency=JUDGE_CONCURRENCY,
+            keep_items=False,
+            store=Path(tmp) / "judge.db",
+        )
+        wall = time.perf_counter() - started
+        calls = result.judge_usage.calls
+        ideal = calls / JUDGE_ITEMS * JUDGE_LATENCY_S * JUDGE_ITEMS / JUDGE_CONCURRENCY
+        print(
+            f"\ncontext relevance, {JUDGE_ITEMS} items, judge latency "
+            f"{JUDGE_LATENCY_S * 1000:.0f} ms, concurrency {JUDGE_CONCURRENCY}"
+        )
+        print(f"  statuses {result.summary.counts[scorer.id]}, mean {result.scores.get(scorer.id)}")
+        print(
+            f"  judge calls {calls} ({calls / JUDGE_ITEMS:.1f} per item), "
+            f"most in flight at the server {server.max_in_flight}"
+        )
+        print(
+            f"  wall {wall:.2f} s, ideal {ideal:.2f} s (calls x latency / concurrency): "
+            f"{wall / ideal:.2f}x"
+        )
 
 
 if __name__ == "__main__":
