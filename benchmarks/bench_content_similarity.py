@@ -68,13 +68,13 @@ def main() -> None:
         dice_similarity(a.lower(), b.lower())
     plain_rate = len(bulk) / (time.perf_counter() - start)
     start = time.perf_counter()
-    for a, b in bulk[:20_000]:
+    for a, b in bulk:
         scorer.run_sync(input=a, output=b)
-    run_rate = 20_000 / (time.perf_counter() - start)
+    run_rate = len(bulk) / (time.perf_counter() - start)
     mean_len = sum(len(a) + len(b) for a, b in pairs) / (2 * len(pairs))
     print(f"\n100,000 STS pairs (mean {mean_len:.0f} chars per text):")
     print(f"  dice_similarity: {plain_rate:,.0f} pairs/s")
-    print(f"  run_sync (20,000 of them): {run_rate:,.0f} pairs/s")
+    print(f"  scorer.run_sync: {run_rate:,.0f} pairs/s")
 
 
 if __name__ == "__main__":

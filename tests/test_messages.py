@@ -87,3 +87,12 @@ def test_bad_shapes_name_the_field(bad: object) -> None:
         joined_text(bad, field="output")
     assert info.value.field == "output"
     assert "output" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "bad", [{"inputMessages": [1, 2]}, {"messages": [1]}, {"inputMessages": "text"}]
+)
+def test_bad_nested_messages_name_the_field(bad: object) -> None:
+    with pytest.raises(ConfigError) as info:
+        joined_text(bad, field="input")
+    assert info.value.field == "input"

@@ -3,22 +3,25 @@
 Commands: ``run`` (a dataset with flags, or a YAML config), ``runs``, ``show``, ``compare``,
 ``report`` (the stored runs), ``scorers`` (the prebuilt scorers).
 
-Exit codes: 0 success, 1 a run finished but a threshold failed, 2 a usage error (bad option,
-missing file or column, unknown run), 130 the run was interrupted by Ctrl-C (what finished is
-stored; ``--resume`` continues it).
+Exit codes: 0 success, 1 a run finished but a threshold failed or a scorer produced no ok
+result at all, 2 a usage error (bad option, missing file or column, unknown run), 130 the run
+was interrupted by Ctrl-C (what finished is stored; ``--resume`` continues it).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import os
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TextIO
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -51,8 +54,12 @@ app = typer.Typer(
 
 
 def _out() -> Console:
-    # made per use, so the terminal width (COLUMNS) is read when the command runs
-    return Console()
+    # made per use, so the terminal width (COLUMNS) is read when the command runs; off a
+    # terminal (pipes, CI logs) tables get room instead of cutting numbers to "0.55…"
+    console = Console()
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console = Console(width=160)
+    return console
 
 
 def _err() -> Console:
@@ -210,6 +217,84 @@ def _label(item: EvalItem, column: str) -> float | None:
     return number if math.isfinite(number) else None
 
 
+class _Collector:
+    """Per-item bookkeeping of a CLI run: the JSONL sink, problems to report, label pairs."""
+
+    def __init__(self, scorer_ids: list[str], correlate: str | None, sink: TextIO | None):
+        self.correlate = correlate
+        self.sink = sink
+        self.pairs: dict[str, list[tuple[float, float]]] = {sid: [] for sid in scorer_ids}
+        self.load_errors: list[str] = []
+        self.result_errors: list[str] = []
+        self.result_error_count = 0
+        self.bad_labels: list[str] = []
+        self.seen_ids: set[str] = set()
+        self.duplicate_ids: list[str] = []
+
+    def __call__(self, item: EvalItem, output: Any, results: dict[str, ScorerRunResult]) -> None:
+        if item.id in self.seen_ids:
+            self.duplicate_ids.append(item.id)
+        self.seen_ids.add(item.id)
+        if item.load_error is not None:
+            self.load_errors.append(item.load_error)
+        label = None
+        if self.correlate and item.load_error is None:
+            label = _label(item, self.correlate)
+            if label is None:
+                where = item.metadata.get("line", item.id)
+                self.bad_labels.append(f"line {where}: {item.metadata.get(self.correlate)!r}")
+        for scorer_id, result in results.items():
+            if self.sink is not None:
+                record = {"item_id": item.id, **result.to_dict()}
+                self.sink.write(json.dumps(record, ensure_ascii=False) + "\n")
+            if result.status == "error" and item.load_error is None:
+                self.result_error_count += 1
+                if len(self.result_errors) < 10 and result.error is not None:
+                    step = f" in {result.error.step}" if result.error.step else ""
+                    self.result_errors.append(
+                        f"item {item.id!r}, {scorer_id}{step}: {result.error.message}"
+                    )
+            if label is not None and result.status == "ok" and result.score is not None:
+                self.pairs[scorer_id].append((result.score, label))
+
+    def report(self) -> None:
+        err = _err()
+        for message in self.load_errors[:20]:
+            err.print(f"[yellow]unreadable record:[/yellow] {escape(message)}")
+        if len(self.load_errors) > 20:
+            err.print(f"[yellow]… and {len(self.load_errors) - 20} more unreadable records")
+        for message in self.result_errors:
+            err.print(f"[yellow]error:[/yellow] {escape(message)}")
+        if self.result_error_count > len(self.result_errors):
+            more = self.result_error_count - len(self.result_errors)
+            err.print(f"[yellow]… and {more} more failed results (see --out)")
+        if self.bad_labels:
+            err.print(
+                f"[yellow]{len(self.bad_labels)} records have a {self.correlate!r} label that "
+                f"is not a finite number and are left out of the correlation; first: "
+                f"{escape(self.bad_labels[0])}"
+            )
+        if self.duplicate_ids:
+            err.print(
+                f"[yellow]{len(self.duplicate_ids)} records repeat an earlier id; first: "
+                f"{escape(self.duplicate_ids[0])!r}"
+            )
+
+
+def _open_sink(out: Path, data: Path) -> TextIO:
+    """Open the results file, refusing the dataset itself and paths that cannot be written."""
+    if out.exists() and data.exists() and out.resolve() == data.resolve():
+        raise ConfigError(f"--out {out} is the dataset itself; choose another file", field="out")
+    if out.is_dir():
+        raise ConfigError(f"--out {out} is a directory; give a file name", field="out")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        # backslashreplace writes a lone surrogate (legal in JSON text) as its JSON escape
+        return out.open("w", encoding="utf-8", errors="backslashreplace")
+    except OSError as exc:
+        raise ConfigError(f"--out {out}: cannot write there ({exc.strerror})", field="out") from exc
+
+
 DbOption = Annotated[
     str | None,
     typer.Option(help="Results database: SQLAlchemy URL or SQLite file [.scorekit/scorekit.db]"),
@@ -223,11 +308,13 @@ def run(
     ],
     scorer: Annotated[
         list[str] | None,
-        typer.Option("--scorer", "-s", help="Scorer name (repeatable; dataset form)"),
+        typer.Option("--scorer", "-s", metavar="NAME", help="Scorer (repeatable; dataset form)"),
     ] = None,
     option: Annotated[
         list[str] | None,
-        typer.Option("--option", "-o", help="[scorer:]key=value, value read as JSON"),
+        typer.Option(
+            "--option", "-o", metavar="[SCORER:]KEY=VALUE", help="Scorer option, read as JSON"
+        ),
     ] = None,
     model: Annotated[
         str | None,
@@ -259,16 +346,23 @@ def run(
     out: Annotated[
         Path | None, typer.Option(help="Write one JSON line per (item, scorer) here")
     ] = None,
-    input_field: Annotated[str, typer.Option(help="Field (or column number) of the input")] = (
-        "input"
-    ),
+    input_field: Annotated[
+        str | None, typer.Option(help="Field (or column number) of the input [input]")
+    ] = None,
     output_field: Annotated[str, typer.Option(help="Field (or column number) of the output")] = (
         "output"
     ),
     ground_truth_field: Annotated[
-        str, typer.Option(help="Field (or column number) of the ground truth")
-    ] = "ground_truth",
-    id_field: Annotated[str, typer.Option(help="Field (or column number) of the id")] = "id",
+        str | None,
+        typer.Option(help="Field (or column number) of the ground truth [ground_truth]"),
+    ] = None,
+    id_field: Annotated[
+        str | None, typer.Option(help="Field (or column number) of the id [id]")
+    ] = None,
+    data_format: Annotated[
+        str | None,
+        typer.Option("--format", help="jsonl, csv or tsv (default: from the file's suffix)"),
+    ] = None,
     context_field: Annotated[
         str, typer.Option(help="Field (or column number) of the context pieces")
     ] = "context",
@@ -294,6 +388,10 @@ def run(
             flags = {
                 "--scorer": scorer,
                 "--option": option,
+                "--input-field": input_field,
+                "--ground-truth-field": ground_truth_field,
+                "--id-field": id_field,
+                "--format": data_format,
                 "--no-header": no_header,
                 "--no-quote": no_quote,
                 "--delimiter": delimiter,
@@ -308,13 +406,27 @@ def run(
         else:
             if not scorer:
                 raise ConfigError("give --scorer (at least one), or a .yaml config", field="scorer")
+            if data_format not in (None, "jsonl", "csv", "tsv"):
+                raise ConfigError(
+                    f"--format must be jsonl, csv or tsv, not {data_format!r}", field="format"
+                )
+            explicit = {
+                name
+                for name, value in (
+                    ("input", input_field),
+                    ("ground_truth", ground_truth_field),
+                    ("id", id_field),
+                )
+                if value is not None
+            }
             fields = FieldMap(
-                input=input_field,
+                input=input_field or "input",
                 output=output_field,
-                ground_truth=ground_truth_field,
-                id=id_field,
+                ground_truth=ground_truth_field or "ground_truth",
+                id=id_field or "id",
                 context=context_field,
                 extra=(correlate,) if correlate else (),
+                required=frozenset(explicit),
             )
             entries = [(get_scorer_entry(n), model) for n in scorer]
             scorers = _build_scorers(scorer, option or [], model)
@@ -324,6 +436,7 @@ def run(
                 items=read_dataset(
                     data,
                     fields=fields,
+                    format=data_format,  # type: ignore[arg-type]
                     header=not no_header,
                     quoting=not no_quote,
                     delimiter=delimiter,
@@ -343,26 +456,33 @@ def run(
                     "model": model,
                 },
             )
+        ids = [s.id for s in job.scorers]
+        if len(set(ids)) != len(ids):
+            raise ConfigError("a scorer is named twice", field="scorer")
         if is_config and threshold:
             job.thresholds.update(_thresholds(_parse_thresholds(threshold), job.scorers))
         job.name = name or job.name
         job.db = db or job.db
         job.report = report or job.report
-        store = None if no_store else Store(job.db)
-        if resume is not None and store is None:
+        if resume is not None and no_store:
             raise ConfigError("--resume needs the store; drop --no-store", field="resume")
+        sink = _open_sink(out, job.path) if out is not None else None
+        store = None if no_store else Store(job.db)
     except ScorekitError as exc:
-        _err().print(f"[red]error:[/red] {exc}")
+        _err().print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from exc
     _note_tiny_models(job.models)
     try:
-        result = _execute(job, store, resume, correlate, out)
+        result = _execute(job, store, resume, correlate, out, sink)
     finally:
         if store is not None:
             store.close()
     if job.thresholds:
         _print_verdict(result)
-    raise typer.Exit(0 if result.verdict == "passed" else 1)
+    failed = [s.scorer_id for s in result.summaries.values() if s.counts["error"] and not s.scores]
+    if failed:
+        _err().print(f"[red]no ok result for {', '.join(failed)}")
+    raise typer.Exit(0 if result.verdict == "passed" and not failed else 1)
 
 
 class _Job:
@@ -441,14 +561,14 @@ def _job_from_config(
 
 
 def _execute(
-    job: _Job, store: Store | None, resume: str | None, correlate: str | None, out: Path | None
+    job: _Job,
+    store: Store | None,
+    resume: str | None,
+    correlate: str | None,
+    out: Path | None,
+    sink: TextIO | None,
 ) -> EvalRunResult:
-    pairs: dict[str, list[tuple[float, float]]] = {s.id: [] for s in job.scorers}
-    load_errors: list[str] = []
-    sink = None
-    if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        sink = out.open("w", encoding="utf-8")
+    collector = _Collector([s.id for s in job.scorers], correlate, sink)
     progress = Progress(
         TextColumn("scoring"),
         BarColumn(),
@@ -460,15 +580,7 @@ def _execute(
     task = progress.add_task("scoring", total=_count_records(job.path, job.header))
 
     def on_item(item: EvalItem, output: Any, results: dict[str, ScorerRunResult]) -> None:
-        if item.load_error is not None and len(load_errors) < 1000:
-            load_errors.append(item.load_error)
-        label = _label(item, correlate) if correlate else None
-        for scorer_id, result in results.items():
-            if sink is not None:
-                record = {"item_id": item.id, **result.to_dict()}
-                sink.write(json.dumps(record, ensure_ascii=False) + "\n")
-            if label is not None and result.status == "ok" and result.score is not None:
-                pairs[scorer_id].append((result.score, label))
+        collector(item, output, results)
         progress.advance(task)
 
     try:
@@ -486,6 +598,8 @@ def _execute(
                 keep_items=False,
                 config=job.config,
             )
+        if sink is not None:
+            sink.close()
     except EvalInterrupted as stopped:
         partial = stopped.result
         _out().print(_summary_table(partial))
@@ -500,30 +614,27 @@ def _execute(
         )
         raise typer.Exit(130) from None
     except ScorekitError as exc:
-        _err().print(f"[red]error:[/red] {exc}")
+        _err().print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(2) from exc
+    except OSError as exc:
+        _err().print(f"[red]error:[/red] cannot write the results to {out}: {exc.strerror}")
         raise typer.Exit(2) from exc
     finally:
-        if sink is not None:
-            sink.close()
+        if sink is not None and not sink.closed:
+            with contextlib.suppress(OSError):
+                sink.close()
 
-    for message in load_errors[:20]:
-        _err().print(f"[yellow]skipped record:[/yellow] {message}")
-    if len(load_errors) > 20:
-        _err().print(f"[yellow]… and {len(load_errors) - 20} more unreadable records[/yellow]")
+    collector.report()
+    if result.total_items == 0:
+        _err().print(f"[yellow]{job.path} holds no records")
     _out().print(_summary_table(result))
     _print_usage(result.judge_usage.to_dict())
     if correlate:
-        _print_correlation(result.summaries, pairs, correlate)
+        _print_correlation(result.summaries, collector.pairs, correlate)
     if out is not None:
         _out().print(f"results: {out}")
     if store is not None:
         _out().print(f"stored: run {result.run_id} in {store.url}")
-        distinct = store.item_count(result.run_id)
-        if distinct < result.total_items:
-            _err().print(
-                f"[yellow]warning:[/yellow] {result.total_items} items but {distinct} distinct "
-                "ids: resume, compare and the report match items by id; give each item its own"
-            )
         if job.report is not None:
             path = write_report(store, result.run_id, job.report)
             _out().print(f"report: {path}")

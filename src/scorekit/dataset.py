@@ -1,24 +1,27 @@
 """Reading evaluation datasets from JSONL, CSV and TSV files.
 
 Each record becomes an :class:`~scorekit.evals.EvalItem`. Field names are mapped with
-:class:`FieldMap`; a header-less file names its columns by 0-based position (``"5"``). A record
-that cannot be read (bad JSON, a missing field, a short row) becomes an item with a
+:class:`FieldMap`; a header-less file names its columns by 0-based position (``"5"``). Files are
+UTF-8, with or without a byte-order mark. A record that cannot be read (bad JSON, bytes that are
+not UTF-8, a missing field, a value of the wrong shape, a short row) becomes an item with a
 ``load_error`` naming the file, line and field, so it is reported and counted while the other
-records go on.
+records go on. In CSV/TSV files an empty cell means "no value".
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import re
 import sys
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from scorekit.errors import ConfigError
 from scorekit.evals import EvalItem
+from scorekit.messages import messages_of
 
 __all__ = ["FieldMap", "read_dataset"]
 
@@ -36,10 +39,15 @@ class FieldMap:
         output: the output's field (required in every record).
         ground_truth: the ground truth's field (optional in records).
         id: the id's field (optional; the line number is used without it).
-        context: the field of the retrieved context pieces (optional): a JSON list of strings
-            (in CSV/TSV, a cell holding a JSON list), or one string for a single piece.
+        context: the field of the retrieved context pieces (optional): a list of strings (in
+            CSV/TSV, a cell holding a JSON list), or one string for a single piece.
         extra: further fields copied into the item's ``metadata`` under their own names
             (e.g. a human label to correlate with); required in every record.
+        required: the optional fields (``"input"``, ``"ground_truth"``, ``"id"``) that must
+            be present in every record too — set it for fields the user named explicitly, so
+            that a misspelt name fails instead of being ignored.
+        output_required: whether every record must have the output field; off when a target
+            produces the outputs (records then need the input field instead).
     """
 
     input: str = "input"
@@ -48,6 +56,25 @@ class FieldMap:
     id: str = "id"
     context: str = "context"
     extra: tuple[str, ...] = field(default_factory=tuple)
+    required: frozenset[str] = frozenset()
+    output_required: bool = True
+
+    def __post_init__(self) -> None:
+        unknown = self.required - {"input", "ground_truth", "id"}
+        if unknown:
+            raise ConfigError(
+                f"FieldMap.required takes input, ground_truth and id, not {sorted(unknown)}",
+                field="required",
+            )
+
+    def names_required(self) -> list[str]:
+        """The record field names every record must have, output first."""
+        optional = [
+            getattr(self, name) for name in ("input", "ground_truth", "id") if name in self.required
+        ]
+        if not self.output_required:
+            return [*optional, *self.extra]
+        return [self.output, *optional, *self.extra]
 
 
 def _detect(path: Path, fmt: Format | None) -> Format:
@@ -57,63 +84,75 @@ def _detect(path: Path, fmt: Format | None) -> Format:
     if found is None:
         raise ConfigError(
             f"{path}: cannot tell the format from the suffix {path.suffix!r}; "
-            "use .jsonl, .csv or .tsv, or pass the format",
+            "name the file .jsonl, .csv or .tsv, or give the format (--format)",
             field="format",
         )
     return found
 
 
+_BAD_BYTE = re.compile("[\udc80-\udcff]")
+"""What a byte that is not UTF-8 becomes when read with ``errors="surrogateescape"``."""
+
+
 def _context(value: Any) -> Any:
-    if isinstance(value, str):
-        text = value.strip()
-        if text.startswith("["):
-            try:
-                return json.loads(text)
-            except json.JSONDecodeError:
-                pass
-        return [value] if text else None
-    return value
+    """A context cell: a list as is; a string holding a JSON list, parsed; else one piece."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    if text.startswith("["):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            pass
+    return [value]
 
 
-def _item(
-    record: Mapping[str, Any], fields: FieldMap, where: str, line: int, require_output: bool
-) -> EvalItem:
-    required = (fields.output, *fields.extra) if require_output else fields.extra
-    missing = [name for name in required if name not in record]
-    if missing:
+def _item(record: Mapping[str, Any], fields: FieldMap, where: str, line: int) -> EvalItem:
+    item_id = record.get(fields.id)
+    if item_id in (None, ""):
+        item_id = line
+    if not isinstance(item_id, (str, int)) or isinstance(item_id, bool):
         return EvalItem(
-            id=str(record.get(fields.id, line)),
-            load_error=f"{where}:{line}: missing field {missing[0]!r}",
+            id=str(line),
+            load_error=f"{where}:{line}: field {fields.id!r}: an id must be a string or an "
+            f"integer, not {type(item_id).__name__}",
         )
-    values: dict[str, Any] = {}
+    item_id = str(item_id)
+    missing = [name for name in fields.names_required() if name not in record]
+    if missing:
+        return EvalItem(id=item_id, load_error=f"{where}:{line}: missing field {missing[0]!r}")
+    values: dict[str, Any] = {"id": item_id}
     if fields.output in record:
         values["output"] = record[fields.output]
-    elif fields.input not in record:
-        return EvalItem(
-            id=str(record.get(fields.id, line)),
-            load_error=f"{where}:{line}: missing field {fields.input!r}",
-        )
-    if fields.context in record and record[fields.context] is not None:
-        context = _context(record[fields.context])
-        if context is not None:
-            values["context"] = context
-    if fields.input in record:
-        values["input"] = record[fields.input]
-    if fields.ground_truth in record and record[fields.ground_truth] is not None:
-        values["ground_truth"] = record[fields.ground_truth]
-    item_id = record.get(fields.id)
-    values["id"] = str(item_id) if item_id not in (None, "") else str(line)
+    elif record.get(fields.input) is None:
+        return EvalItem(id=item_id, load_error=f"{where}:{line}: missing field {fields.input!r}")
+    for key, name in (("input", fields.input), ("ground_truth", fields.ground_truth)):
+        if record.get(name) is not None:
+            values[key] = record[name]
+    if record.get(fields.context) is not None:
+        values["context"] = _context(record[fields.context])
+    for key in ("input", "output", "ground_truth"):
+        if key not in values:
+            continue
+        try:
+            messages_of(values.get(key), field=key)
+        except ConfigError as exc:
+            name = getattr(fields, key)
+            return EvalItem(id=item_id, load_error=f"{where}:{line}: field {name!r}: {exc}")
     values["metadata"] = {"line": line, **{name: record[name] for name in fields.extra}}
     try:
         return EvalItem.from_value(values, line)
     except ConfigError as exc:
-        return EvalItem(id=values["id"], load_error=f"{where}:{line}: {exc}")
+        return EvalItem(id=item_id, load_error=f"{where}:{line}: {exc}")
 
 
-def _jsonl(path: Path, fields: FieldMap, require_output: bool) -> Iterator[EvalItem]:
-    with path.open(encoding="utf-8") as handle:
+def _jsonl(path: Path, fields: FieldMap) -> Iterator[EvalItem]:
+    with path.open(encoding="utf-8-sig", errors="surrogateescape") as handle:
         for line, text in enumerate(handle, start=1):
             if not text.strip():
+                continue
+            if _BAD_BYTE.search(text):
+                yield EvalItem(id=str(line), load_error=f"{path}:{line}: not valid UTF-8")
                 continue
             try:
                 record = json.loads(text)
@@ -125,19 +164,14 @@ def _jsonl(path: Path, fields: FieldMap, require_output: bool) -> Iterator[EvalI
                     id=str(line), load_error=f"{path}:{line}: expected a JSON object per line"
                 )
                 continue
-            yield _item(record, fields, str(path), line, require_output)
+            yield _item(record, fields, str(path), line)
 
 
 def _delimited(
-    path: Path,
-    fields: FieldMap,
-    delimiter: str,
-    header: bool,
-    quoting: bool,
-    require_output: bool,
+    path: Path, fields: FieldMap, delimiter: str, header: bool, quoting: bool
 ) -> Iterator[EvalItem]:
     csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
-    with path.open(encoding="utf-8", newline="") as handle:
+    with path.open(encoding="utf-8-sig", errors="surrogateescape", newline="") as handle:
         reader = csv.reader(
             handle, delimiter=delimiter, quoting=csv.QUOTE_MINIMAL if quoting else csv.QUOTE_NONE
         )
@@ -146,29 +180,42 @@ def _delimited(
             names = next(reader, None)
             if names is None:
                 return
-            wanted = [fields.output, *fields.extra] if require_output else list(fields.extra)
-            absent = [name for name in wanted if name not in names]
+            if any(_BAD_BYTE.search(name) for name in names):
+                raise ConfigError(f"{path}: the header is not valid UTF-8", field="data")
+            doubled = sorted({name for name in names if names.count(name) > 1})
+            if doubled:
+                raise ConfigError(
+                    f"{path}: the header names column {doubled[0]!r} more than once",
+                    field=doubled[0],
+                )
+            absent = [name for name in fields.names_required() if name not in names]
             if absent:
                 raise ConfigError(
                     f"{path}: no column {absent[0]!r} in the header ({', '.join(names)})",
                     field=absent[0],
                 )
+        line = reader.line_num + 1
         for row in reader:
-            line = reader.line_num
+            start, line = line, reader.line_num + 1  # a quoted cell may span several lines
             if not row or all(not cell.strip() for cell in row):
+                continue
+            if any(_BAD_BYTE.search(cell) for cell in row):
+                yield EvalItem(id=str(start), load_error=f"{path}:{start}: not valid UTF-8")
                 continue
             if names is not None:
                 if len(row) != len(names):
                     yield EvalItem(
-                        id=str(line),
-                        load_error=f"{path}:{line}: {len(row)} columns, the header has "
+                        id=str(start),
+                        load_error=f"{path}:{start}: {len(row)} columns, the header has "
                         f"{len(names)}",
                     )
                     continue
-                record: dict[str, Any] = dict(zip(names, row, strict=True))
+                cells: Iterable[tuple[str, str]] = zip(names, row, strict=True)
             else:
-                record = {str(index): cell for index, cell in enumerate(row)}
-            yield _item(record, fields, str(path), line, require_output)
+                cells = ((str(index), cell) for index, cell in enumerate(row))
+            # an empty cell is "no value"; absent optional fields are then left out
+            record: dict[str, Any] = {name: (cell if cell != "" else None) for name, cell in cells}
+            yield _item(record, fields, str(path), start)
 
 
 def read_dataset(
@@ -200,18 +247,27 @@ def read_dataset(
         line and field.
 
     Raises:
-        ConfigError: the file does not exist, its format is unknown, or (with a header) a
-            required column is absent.
+        ConfigError: the file does not exist or is a directory, its format is unknown, the
+            delimiter is not one character, or (with a header) a required column is absent, a
+            column name is doubled or the header is not UTF-8.
     """
     source = Path(path)
+    if source.is_dir():
+        raise ConfigError(f"{source}: is a directory, not a dataset file", field="data")
     if not source.is_file():
         raise ConfigError(f"{source}: no such file", field="data")
     fields = fields or FieldMap()
+    if not require_output:
+        fields = replace(fields, output_required=False)
     kind = _detect(source, format)
+    if delimiter is not None and len(delimiter) != 1:
+        raise ConfigError(
+            f"the delimiter must be one character, got {delimiter!r}", field="delimiter"
+        )
     if kind == "jsonl":
-        return _jsonl(source, fields, require_output)
+        return _jsonl(source, fields)
     separator = delimiter or ("\t" if kind == "tsv" else ",")
-    generator = _delimited(source, fields, separator, header, quoting, require_output)
+    generator = _delimited(source, fields, separator, header, quoting)
     # check the header now, so a wrong column name fails before any scoring starts
     first = next(generator, None)
 

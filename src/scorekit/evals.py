@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import inspect
+import math
 import signal
 import threading
 import uuid
@@ -309,7 +310,12 @@ def _stored_result(record: ResultRecord) -> ScorerRunResult:
 
 
 async def _call_target(target: Target, item: EvalItem) -> Any:
-    takes_context = len(inspect.signature(target).parameters) >= 2
+    positional = [
+        p
+        for p in inspect.signature(target).parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
+    ]
+    takes_context = len(positional) >= 2 or any(p.kind == p.VAR_POSITIONAL for p in positional)
     value = target(item.input, item.request_context) if takes_context else target(item.input)
     if inspect.isawaitable(value):
         value = await value
@@ -445,8 +451,15 @@ def _check_thresholds(
                 f"threshold for unknown scorer {scorer_id!r}; scorers: {', '.join(sorted(ids))}",
                 field="thresholds",
             )
-        if isinstance(minimum, bool) or not isinstance(minimum, (int, float)):
-            raise ConfigError(f"threshold for {scorer_id!r} must be a number", field="thresholds")
+        if (
+            isinstance(minimum, bool)
+            or not isinstance(minimum, (int, float))
+            or not math.isfinite(minimum)
+        ):
+            raise ConfigError(
+                f"threshold for {scorer_id!r} must be a finite number, got {minimum!r}",
+                field="thresholds",
+            )
         limits[scorer_id] = float(minimum)
     return limits
 

@@ -130,10 +130,9 @@ def test_ground_truth_is_the_reference_when_given() -> None:
 
 
 def test_missing_output_is_an_error() -> None:
-    with pytest.raises(ScorerRunError) as info:
+    with pytest.raises(ConfigError) as info:
         create_completeness_scorer().run_sync(input="a", output=None)
-    assert info.value.result is not None
-    assert info.value.result.status == "error"
+    assert info.value.field == "output"
 
 
 def test_bad_compare_to() -> None:

@@ -151,9 +151,14 @@ def test_bad_options_name_the_field(kwargs: dict, field: str) -> None:
     assert info.value.field == field
 
 
-@pytest.mark.parametrize(
-    ("input", "output"), [("q", []), ("q", None), ([], mastra("x")), (None, mastra("x"))]
-)
+def test_missing_output_is_refused_before_any_step() -> None:
+    scorer = create_tool_call_accuracy_scorer_code(expected_tool="x")
+    with pytest.raises(ConfigError) as info:
+        scorer.run_sync(input="q", output=None)
+    assert info.value.field == "output"
+
+
+@pytest.mark.parametrize(("input", "output"), [("q", []), ([], mastra("x")), (None, mastra("x"))])
 def test_empty_input_or_output_is_an_error(input: Any, output: Any) -> None:
     scorer = create_tool_call_accuracy_scorer_code(expected_tool="x")
     with pytest.raises(ScorerRunError) as info:

@@ -72,3 +72,10 @@ def test_collapse_whitespace_follows_js(text: str, expected: str) -> None:
     from scorekit.text import collapse_whitespace
 
     assert collapse_whitespace(text) == expected
+
+
+def test_lone_surrogates_count_like_any_character() -> None:
+    a, b = "ab\ud800" * 100, "ab\ud800c" * 100
+    expected = 2 * naive_shared(a, b) / (len(a) + len(b) - 2)
+    assert dice_similarity(a, b) == expected
+    assert dice_similarity("ab\ud800", "ab\ud800c") == 0.8

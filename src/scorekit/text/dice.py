@@ -43,8 +43,9 @@ def _shared_bigrams_dict(a: str, b: str) -> int:
 
 
 def _shared_bigrams_vector(a: str, b: str) -> int:
-    points_a = np.frombuffer(a.encode("utf-32-le"), dtype=np.uint32)
-    points_b = np.frombuffer(b.encode("utf-32-le"), dtype=np.uint32)
+    # surrogatepass: a lone surrogate (legal in JSON text) is a code point like any other
+    points_a = np.frombuffer(a.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    points_b = np.frombuffer(b.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     top = int(max(points_a.max(), points_b.max())) + 1
     present = np.zeros(top, dtype=np.bool_)
     present[points_a] = True
