@@ -15,6 +15,7 @@ from scorekit import (
     ScorerRunError,
     StepContext,
     create_scorer,
+    local_result,
     not_scorable,
 )
 from scorekit.judge import ScriptedJudge
@@ -214,6 +215,46 @@ def test_not_scorable_skips_with_reason() -> None:
     assert result.score is None
     assert result.reason == "no context"
     assert result.preprocess_step_result == {"k": 1}
+
+
+def test_prompt_step_settled_locally_makes_no_judge_call() -> None:
+    model = ScriptedJudge([])  # any judge call would exhaust the script
+
+    def prompt(ctx: StepContext) -> object:
+        if not ctx.run.output:
+            return local_result(Verdicts(verdicts=[]))
+        return "judge this"
+
+    scorer = (
+        create_scorer("x", description="d", judge=Judge(model))
+        .analyze(PromptStep("v", prompt, Verdicts))
+        .generate_score(lambda ctx: len(ctx.results.analyze_step_result.verdicts))
+        .generate_reason(PromptStep("r", lambda ctx: local_result("nothing to judge")))
+    )
+    result = scorer.run_sync(output="")
+    assert result.status == "ok"
+    assert result.score == 0.0
+    assert result.analyze_step_result == Verdicts(verdicts=[])
+    assert result.reason == "nothing to judge"
+    assert result.analyze_prompt is None
+    assert result.judge_usage.calls == 0
+    assert model.calls == []
+
+
+async def test_prompt_step_may_return_not_scorable() -> None:
+    model = ScriptedJudge([])
+
+    async def prompt(ctx: StepContext) -> object:
+        return not_scorable("empty context")
+
+    scorer = (
+        create_scorer("x", description="d", judge=Judge(model))
+        .analyze(PromptStep("v", prompt, Verdicts))
+        .generate_score(lambda ctx: 1)
+    )
+    result = await scorer.run(output="o")
+    assert (result.status, result.score, result.reason) == ("skipped", None, "empty context")
+    assert model.calls == []
 
 
 def test_prompt_step_without_judge_is_refused_at_build() -> None:

@@ -27,6 +27,7 @@ from scorekit.pipeline import (
     ScorerRunResult,
     StepContext,
     create_scorer,
+    local_result,
     not_scorable,
 )
 
@@ -54,6 +55,7 @@ __all__ = [
     "StepContext",
     "StoreError",
     "create_scorer",
+    "local_result",
     "not_scorable",
     "run_evals",
     "run_evals_sync",

@@ -9,7 +9,8 @@ Differences from Mastra, by design: the canonical order and one step of each kin
 when the scorer is built (Mastra runs steps in call order); a missing ``generate_score`` is
 reported when ``run`` is called (as in Mastra); a score must be a finite number (never NaN,
 divergences.md row 5); a step may return :func:`not_scorable` to end the run with status
-``skipped``.
+``skipped``; a prompt step's ``create_prompt`` may return :func:`local_result` (or
+:func:`not_scorable`) to settle the step without a judge call.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from scorekit.judge.structured import OutputSchema, SchemaSpec
 
 __all__ = [
     "STEP_NAMES",
+    "LocalResult",
     "NotScorable",
     "PromptStep",
     "RunError",
@@ -46,6 +48,7 @@ __all__ = [
     "StepName",
     "StepResults",
     "create_scorer",
+    "local_result",
     "not_scorable",
 ]
 
@@ -120,7 +123,26 @@ def not_scorable(reason: str) -> NotScorable:
     return NotScorable(reason)
 
 
-PromptBuilder = Callable[[StepContext], str | Awaitable[str]]
+@dataclass(frozen=True)
+class LocalResult:
+    """What a prompt step's ``create_prompt`` returns to settle the step without the judge."""
+
+    value: Any
+
+
+def local_result(value: Any) -> LocalResult:
+    """Return the sentinel that gives a prompt step its result without a judge call.
+
+    ``create_prompt`` returns it when the answer is already known (e.g. an empty response has no
+    claims to extract); ``value`` becomes the step's result as if the judge had returned it.
+    """
+    return LocalResult(value)
+
+
+PromptBuilder = Callable[
+    [StepContext],
+    str | LocalResult | NotScorable | Awaitable[str | LocalResult | NotScorable],
+]
 StepFunction = Callable[[StepContext], Any]
 
 
@@ -135,7 +157,9 @@ class PromptStep:
 
     Attributes:
         description: what the step does (shown by ``Scorer.get_steps``).
-        create_prompt: builds the prompt from the step context; sync or async.
+        create_prompt: builds the prompt from the step context; sync or async. It may instead
+            return :func:`local_result` (the step's result, no judge call) or
+            :func:`not_scorable` (the run ends as ``skipped``, no judge call).
         output_schema: a pydantic model class or JSON schema dict.
         judge: a judge for this step only; else the scorer's judge.
     """
@@ -369,6 +393,10 @@ class Scorer:
         prompt = step.create_prompt(ctx)
         if inspect.isawaitable(prompt):
             prompt = await prompt
+        if isinstance(prompt, NotScorable):
+            return prompt
+        if isinstance(prompt, LocalResult):
+            return prompt.value
         if not isinstance(prompt, str):
             raise ConfigError(
                 f"create_prompt of the {name} step returned {type(prompt).__name__}, not str",

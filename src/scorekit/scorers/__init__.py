@@ -14,8 +14,14 @@ from typing import Any, Literal
 
 from scorekit.errors import ConfigError
 from scorekit.pipeline import Scorer
+from scorekit.scorers.answer_relevancy import create_answer_relevancy_scorer
 from scorekit.scorers.completeness import create_completeness_scorer
 from scorekit.scorers.content_similarity import create_content_similarity_scorer
+from scorekit.scorers.context_precision import create_context_precision_scorer
+from scorekit.scorers.context_recall import create_context_recall_scorer
+from scorekit.scorers.context_relevance import create_context_relevance_scorer_llm
+from scorekit.scorers.faithfulness import create_faithfulness_scorer
+from scorekit.scorers.hallucination import create_hallucination_scorer
 from scorekit.scorers.keyword_coverage import create_keyword_coverage_scorer
 from scorekit.scorers.textual_difference import create_textual_difference_scorer
 from scorekit.scorers.tone import create_tone_scorer
@@ -25,8 +31,14 @@ __all__ = [
     "SCORERS",
     "ScorerEntry",
     "ScorerOption",
+    "create_answer_relevancy_scorer",
     "create_completeness_scorer",
     "create_content_similarity_scorer",
+    "create_context_precision_scorer",
+    "create_context_recall_scorer",
+    "create_context_relevance_scorer_llm",
+    "create_faithfulness_scorer",
+    "create_hallucination_scorer",
     "create_keyword_coverage_scorer",
     "create_textual_difference_scorer",
     "create_tone_scorer",
@@ -126,6 +138,49 @@ SCORERS: dict[str, ScorerEntry] = {
             create_tool_call_accuracy_scorer_code,
             "code",
             "Whether the agent called the expected tool, or tools in the expected order",
+        ),
+        ScorerEntry(
+            "context-relevance",
+            "context-relevance-scorer",
+            create_context_relevance_scorer_llm,
+            "llm",
+            "Weighted relevance of each context piece, with penalties for unused and missing "
+            "context",
+        ),
+        ScorerEntry(
+            "context-precision",
+            "context-precision-scorer",
+            create_context_precision_scorer,
+            "llm",
+            "Mean average precision of the context pieces that support the answer",
+        ),
+        ScorerEntry(
+            "context-recall",
+            "context-recall-scorer",
+            create_context_recall_scorer,
+            "llm",
+            "Share of the ground truth's claims that the context covers",
+        ),
+        ScorerEntry(
+            "faithfulness",
+            "faithfulness-scorer",
+            create_faithfulness_scorer,
+            "llm",
+            "Share of the answer's claims that the context supports",
+        ),
+        ScorerEntry(
+            "hallucination",
+            "hallucination-scorer",
+            create_hallucination_scorer,
+            "llm",
+            "Share of the answer's claims that the context does not back (lower is better)",
+        ),
+        ScorerEntry(
+            "answer-relevancy",
+            "answer-relevancy-scorer",
+            create_answer_relevancy_scorer,
+            "llm",
+            "Weighted share of the answer's statements that address the question",
         ),
     )
 }

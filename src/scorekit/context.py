@@ -1,0 +1,154 @@
+"""Retrieval context: where the context pieces that RAG scorers judge come from.
+
+A scorer's context is either a fixed list of pieces given when the scorer is built, or a
+*context extractor* called with each run's input and output (sync or async) that returns the
+pieces for that run; the extractor wins when both are given (Mastra evals 1.10.2
+``contextExtractor``). Faithfulness may also read the context from the tool results in the
+output (:func:`tool_result_context`).
+
+An extractor is called once per run, however many steps read the context: the resolved pieces
+are remembered for the run being scored (see :meth:`ContextSource.resolve`).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any
+
+from scorekit.errors import ConfigError
+from scorekit.messages import message_role
+from scorekit.pipeline import ScorerRun
+from scorekit.tool_calls import message_tool_invocations
+
+__all__ = ["ContextExtractor", "ContextSource", "format_pieces", "tool_result_context"]
+
+ContextExtractor = Callable[[Any, Any], Sequence[str] | Awaitable[Sequence[str]]]
+"""``(input, output) -> list[str]``, sync or async: the context pieces of one run."""
+
+# The pieces resolved for the run being scored in this task. A scorer run executes its steps
+# in one coroutine, so later steps of the same run find them here; concurrent runs execute in
+# separate asyncio tasks, each with its own copy of this variable.
+_RESOLVED: ContextVar[tuple[ScorerRun, tuple[str, ...]] | None] = ContextVar(
+    "scorekit_resolved_context", default=None
+)
+
+
+def _check_pieces(value: Any, *, field: str) -> tuple[str, ...]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise ConfigError(
+            f"{field} must be a list of strings, not {type(value).__name__}", field=field
+        )
+    for index, piece in enumerate(value):
+        if not isinstance(piece, str):
+            raise ConfigError(
+                f"{field}[{index}] must be a string, not {type(piece).__name__}", field=field
+            )
+    return tuple(value)
+
+
+@dataclass(frozen=True)
+class ContextSource:
+    """Where a scorer takes its context pieces from.
+
+    Attributes:
+        pieces: the fixed context, or ``None``.
+        extractor: the per-run context extractor, or ``None``; it wins over ``pieces``.
+    """
+
+    pieces: tuple[str, ...] | None
+    extractor: ContextExtractor | None
+
+    @classmethod
+    def of(
+        cls,
+        context: Sequence[str] | None,
+        context_extractor: ContextExtractor | None,
+        *,
+        scorer: str,
+        required: bool = True,
+    ) -> ContextSource:
+        """Validate a factory's ``context`` / ``context_extractor`` options.
+
+        Args:
+            context: a non-empty list of strings, or ``None``.
+            context_extractor: a callable ``(input, output) -> list[str]``, or ``None``.
+            scorer: the scorer's display name, for messages.
+            required: whether one of the two must be given.
+
+        Raises:
+            ConfigError: neither is given (when ``required``); ``context`` is empty or not a
+                list of strings; ``context_extractor`` is not callable.
+        """
+        if context_extractor is not None and not callable(context_extractor):
+            raise ConfigError(
+                "context_extractor must be a function (input, output) -> list[str]",
+                field="context_extractor",
+            )
+        pieces = None
+        if context is not None:
+            pieces = _check_pieces(context, field="context")
+            if not pieces:
+                raise ConfigError("context cannot be empty if given", field="context")
+        if required and pieces is None and context_extractor is None:
+            raise ConfigError(
+                f"either context or context_extractor is required for {scorer} scoring",
+                field="context",
+            )
+        return cls(pieces, context_extractor)
+
+    async def resolve(self, run: ScorerRun) -> tuple[str, ...]:
+        """Return the context pieces of ``run``, calling the extractor at most once per run.
+
+        Raises:
+            ConfigError: the extractor returned something other than a list of strings.
+        """
+        if self.extractor is None:
+            return self.pieces or ()
+        remembered = _RESOLVED.get()
+        if remembered is not None and remembered[0] is run:
+            return remembered[1]
+        value = self.extractor(run.input, run.output)
+        if inspect.isawaitable(value):
+            value = await value
+        pieces = _check_pieces(value, field="context_extractor result")
+        _RESOLVED.set((run, pieces))
+        return pieces
+
+
+def format_pieces(pieces: Sequence[str]) -> str:
+    """Number context pieces for a prompt: ``[0] first piece``, one per line."""
+    return "\n".join(f"[{index}] {piece}" for index, piece in enumerate(pieces))
+
+
+def tool_result_context(output: Any) -> tuple[str, ...]:
+    """Return the results of the completed tool calls in an agent's output, as JSON text.
+
+    Rule (Mastra evals 1.10.2 faithfulness): for every ``assistant`` message, each tool
+    invocation whose ``state`` is ``"result"`` gives ``JSON.stringify(result)`` (compact
+    separators). The invocations are those of :func:`scorekit.tool_calls.message_tool_invocations`:
+    the legacy ``toolInvocations`` list merged with ``tool-invocation`` parts (Mastra 1.10.2
+    reads only the legacy list; docs/divergences.md row 24).
+
+    Args:
+        output: a run output; anything other than a list of messages gives ``()``.
+    """
+    if not isinstance(output, list):
+        return ()
+    pieces = []
+    for message in output:
+        if not isinstance(message, Mapping) or message_role(message) != "assistant":
+            continue
+        for invocation in message_tool_invocations(message):
+            if (
+                isinstance(invocation, Mapping)
+                and invocation.get("state") == "result"
+                and "result" in invocation
+            ):
+                pieces.append(
+                    json.dumps(invocation["result"], ensure_ascii=False, separators=(",", ":"))
+                )
+    return tuple(pieces)

@@ -1,0 +1,227 @@
+"""Context Precision (LLM): are the useful context pieces ranked first?
+
+Score range ``[0, scale]``; higher is better. A judge marks each context piece ``yes`` (it
+supports the agent's response) or ``no``. The score is the mean average precision (MAP) of the
+verdicts in ``context_index`` order (Mastra evals 1.10.2 context-precision)::
+
+    for position i = 1, 2, … over the verdicts sorted by context_index:
+        if verdict i is "yes": relevant += 1; total += relevant / i
+    score = round2(total / relevant × scale)      (0 when no verdict is "yes")
+
+``round2`` is Mastra's half-up rounding. The denominator is the number of ``yes`` verdicts
+found, and the position is the rank in the sorted verdict list, as in Mastra.
+
+Divergences (docs/divergences.md): 1, 4, 5, 6 (labels trimmed and lower-cased; any label other
+than yes/no is refused, row 23), 7 (an empty resolved context is ``skipped`` without a judge
+call; Mastra throws), 10.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import Field
+
+from scorekit.context import ContextExtractor, ContextSource, format_pieces
+from scorekit.judge.judge import Judge, to_judge
+from scorekit.judge.model import JudgeModel
+from scorekit.messages import get_assistant_message, get_user_message
+from scorekit.options import check_scale
+from scorekit.pipeline import (
+    NotScorable,
+    PromptStep,
+    Scorer,
+    StepContext,
+    create_scorer,
+    not_scorable,
+)
+from scorekit.rounding import format_score, round_to_two_decimals
+from scorekit.scorers.replies import LANGUAGE_RULE, JudgeReply, YesNo
+
+__all__ = [
+    "SCORER_ID",
+    "PrecisionVerdict",
+    "PrecisionVerdicts",
+    "context_precision_score",
+    "create_context_precision_scorer",
+]
+
+SCORER_ID = "context-precision-scorer"
+"""The scorer's stable id (Mastra's)."""
+
+INSTRUCTIONS = (
+    "You judge retrieved context for a RAG system strictly: a context piece counts as useful "
+    "only when it directly supports what the answer says. Answer exactly in the format asked for."
+)
+"""System instructions of the Context Precision judge."""
+
+NO_CONTEXT_REASON = "No context to evaluate: the resolved context is empty."
+"""The reason of a ``skipped`` result (divergences.md row 7)."""
+
+
+class PrecisionVerdict(JudgeReply):
+    """The judge's verdict on one context piece."""
+
+    context_index: int = Field(ge=0)
+    """The piece's position in the context, from 0."""
+    verdict: YesNo
+    """``yes`` when the piece supports the response."""
+    reason: str
+    """Why, in the language of the user's query."""
+
+
+class PrecisionVerdicts(JudgeReply):
+    """The analyze step's result."""
+
+    verdicts: list[PrecisionVerdict]
+    """One verdict per context piece."""
+
+
+def context_precision_score(verdicts: Sequence[tuple[int, str]], *, scale: float = 1.0) -> float:
+    """Return the mean average precision of ranked verdicts (formula in the module docstring).
+
+    Args:
+        verdicts: ``(context_index, verdict)`` pairs in any order; verdicts are normalised
+            labels (``"yes"`` counts as relevant).
+        scale: the maximum score, ``> 0``.
+
+    Returns:
+        The score in ``[0, scale]``; 0 when there are no verdicts or none is ``yes``.
+
+    Example:
+        >>> context_precision_score([(0, "yes"), (1, "no"), (2, "yes"), (3, "no")])
+        0.83
+    """
+    relevant = 0
+    total = 0.0
+    ordered = sorted(verdicts, key=lambda pair: pair[0])  # stable, like JS Array.sort
+    for position, (_, verdict) in enumerate(ordered, start=1):
+        if verdict == "yes":
+            relevant += 1
+            total += relevant / position
+    if relevant == 0:
+        return 0.0
+    return round_to_two_decimals(total / relevant * scale)
+
+
+def _analyze_prompt(query: str, response: str, pieces: Sequence[str]) -> str:
+    return f"""Decide, for each retrieved context piece, whether it was useful for the answer below.
+
+User query:
+{query}
+
+Answer:
+{response}
+
+Context pieces, in retrieval order (numbered from 0):
+{format_pieces(pieces)}
+
+Give exactly {len(pieces)} verdicts, one per piece, with its "context_index":
+- "verdict": "yes" when the piece directly supports information the answer gives; "no" when it
+  is unrelated, only loosely related, or not reflected in the answer.
+- "reason": one sentence.
+{LANGUAGE_RULE}
+
+Example: for the query "Why is regular exercise good for you?", the answer "It strengthens the
+heart and improves sleep.", and the pieces [0] "Exercise strengthens the heart muscle." [1] "The
+first Olympic Games were held in 776 BC." [2] "Regular activity helps people fall asleep
+faster.", the verdicts are yes, no, yes.
+
+Answer with JSON only:
+{{"verdicts": [{{"context_index": 0, "verdict": "yes", "reason": "..."}}]}}"""
+
+
+def _reason_prompt(
+    query: str, response: str, verdicts: PrecisionVerdicts, score: str, scale: str
+) -> str:
+    lines = "\n".join(
+        f"- piece {v.context_index}: {v.verdict} ({v.reason})"
+        for v in sorted(verdicts.verdicts, key=lambda v: v.context_index)
+    )
+    return f"""Explain a context precision score to a developer in two or three sentences.
+
+Context precision rewards retrieval that ranks the useful pieces first: a useful piece at
+position 1 counts fully, a useful piece lower down counts less.
+
+User query:
+{query}
+
+Answer:
+{response}
+
+Verdicts in retrieval order:
+{lines or "- (none)"}
+
+Score: {score} (0 is worst, {scale} is best)
+
+Begin with "The score is {score} because" and refer to the positions of the useful and the
+useless pieces. Write in the language the user query is written in. Reply with the explanation
+only."""
+
+
+def create_context_precision_scorer(
+    *,
+    model: str | JudgeModel | Judge,
+    context: Sequence[str] | None = None,
+    context_extractor: ContextExtractor | None = None,
+    scale: float = 1.0,
+) -> Scorer:
+    """Create the Context Precision scorer.
+
+    Args:
+        model: the judge: a ``"provider/model"`` string, a ``JudgeModel`` or a ``Judge``.
+        context: the context pieces in retrieval order (non-empty list of strings).
+        context_extractor: ``(input, output) -> list[str]``, sync or async, giving each run's
+            context in retrieval order; it wins over ``context``.
+        scale: the maximum score, a finite number > 0.
+
+    Returns:
+        A scorer whose ``analyze_step_result`` is a :class:`PrecisionVerdicts`; a run whose
+        resolved context is empty is ``skipped`` without a judge call.
+
+    Raises:
+        ConfigError: neither ``context`` nor ``context_extractor``; an empty ``context``; a bad
+            ``scale``.
+    """
+    source = ContextSource.of(context, context_extractor, scorer="Context Precision")
+    scale = check_scale(scale)
+    judge = to_judge(model, INSTRUCTIONS)
+
+    async def analyze_prompt(ctx: StepContext) -> str | NotScorable:
+        pieces = await source.resolve(ctx.run)
+        if not pieces:
+            return not_scorable(NO_CONTEXT_REASON)
+        return _analyze_prompt(
+            get_user_message(ctx.run.input) or "",
+            get_assistant_message(ctx.run.output) or "",
+            pieces,
+        )
+
+    def generate_score(ctx: StepContext) -> float:
+        verdicts: PrecisionVerdicts = ctx.results.analyze_step_result
+        return context_precision_score(
+            [(v.context_index, v.verdict) for v in verdicts.verdicts], scale=scale
+        )
+
+    def reason_prompt(ctx: StepContext) -> str:
+        return _reason_prompt(
+            get_user_message(ctx.run.input) or "",
+            get_assistant_message(ctx.run.output) or "",
+            ctx.results.analyze_step_result,
+            format_score(ctx.score or 0.0),
+            format_score(scale),
+        )
+
+    return (
+        create_scorer(
+            SCORER_ID,
+            name="Context Precision Scorer",
+            description="Mean average precision of the context pieces that support the answer",
+            judge=judge,
+        )
+        .analyze(
+            PromptStep("Mark each context piece useful or not", analyze_prompt, PrecisionVerdicts)
+        )
+        .generate_score(generate_score)
+        .generate_reason(PromptStep("Explain the score", reason_prompt))
+    )

@@ -1,0 +1,439 @@
+"""Context Relevance (LLM): how relevant the given context was, and whether the answer used it.
+
+Score range ``[0, scale]``; higher is better. A judge rates each context piece ``high`` /
+``medium`` / ``low`` / ``none`` and says whether the response used it, and lists the context
+that was missing. Then (Mastra evals 1.10.2 context-relevance; seed document
+"コンテキスト関連度 Scorer")::
+
+    base    = Σ weight(level) / n          high 1.0, medium 0.7, low 0.3, none 0.0
+    usage   = #(high and not used) × unused_high_relevance_context
+    missing = min(#missing × missing_context_per_item, max_missing_context_penalty)
+    score   = round2(max(0, base − usage − missing) × scale)
+
+``round2`` is Mastra's half-up rounding (:func:`scorekit.rounding.round_to_two_decimals`). When
+the judge returns no evaluations the score is 0 if it named missing context, else 1 × scale.
+
+Divergences (docs/divergences.md): 1 (keyword options, each penalty defaults on its own), 4
+(``scale`` validated), 5 (never NaN), 6 (labels trimmed and lower-cased), 7 (an empty resolved
+context is ``skipped`` without a judge call), 10 (snake_case), 18 (one evaluation per piece is
+required), 19 (the no-evaluation score is scaled), 23 (labels outside the closed set are
+refused).
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Mapping, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, fields
+from typing import Annotated, Any, Literal, get_args
+
+from pydantic import BeforeValidator, Field, model_validator
+from pydantic.alias_generators import to_snake
+
+from scorekit.context import ContextExtractor, ContextSource
+from scorekit.errors import ConfigError
+from scorekit.judge.judge import Judge, to_judge
+from scorekit.judge.model import JudgeModel
+from scorekit.messages import get_assistant_message, get_user_message
+from scorekit.options import check_scale
+from scorekit.pipeline import (
+    LocalResult,
+    NotScorable,
+    PromptStep,
+    Scorer,
+    StepContext,
+    create_scorer,
+    local_result,
+    not_scorable,
+)
+from scorekit.rounding import format_score, round_to_two_decimals
+from scorekit.scorers import context_relevance_prompts as prompts
+from scorekit.scorers.replies import JudgeReply, normalise_label
+
+__all__ = [
+    "RELEVANCE_WEIGHTS",
+    "SCORER_ID",
+    "ContextEvaluation",
+    "ContextRelevanceAnalysis",
+    "ContextRelevancePenalties",
+    "ReasonMode",
+    "RelevanceBreakdown",
+    "RelevanceLevel",
+    "check_coverage",
+    "context_relevance_breakdown",
+    "context_relevance_score",
+    "create_context_relevance_scorer_llm",
+]
+
+SCORER_ID = "context-relevance-scorer"
+"""The scorer's stable id (Mastra's)."""
+
+RelevanceLevel = Literal["high", "medium", "low", "none"]
+"""How much a context piece bears on the query."""
+
+RELEVANCE_WEIGHTS: Mapping[RelevanceLevel, float] = {
+    "high": 1.0,  # answers the query directly
+    "medium": 0.7,  # supporting information
+    "low": 0.3,  # indirectly related
+    "none": 0.0,  # unrelated
+}
+"""Weight of each relevance level in the base score (seed document)."""
+
+ReasonMode = Literal["llm", "template", "none"]
+"""How the reason is written: by the judge, from a template (no judge call), or not at all."""
+
+NO_CONTEXT_REASON = "No context to evaluate: the resolved context is empty."
+"""The reason of a ``skipped`` result (divergences.md row 7)."""
+
+
+@dataclass(frozen=True)
+class ContextRelevancePenalties:
+    """Penalty rates, each a fraction of the 0–1 score in ``[0, 1]``."""
+
+    unused_high_relevance_context: float = 0.1
+    """Subtracted once per ``high`` piece the response did not use."""
+    missing_context_per_item: float = 0.15
+    """Subtracted once per item of missing context the judge named."""
+    max_missing_context_penalty: float = 0.5
+    """Cap on the total missing-context penalty."""
+
+    @classmethod
+    def of(
+        cls, value: ContextRelevancePenalties | Mapping[str, Any] | None
+    ) -> ContextRelevancePenalties:
+        """Validate the factory's ``penalties`` option; absent keys keep their defaults.
+
+        Raises:
+            ConfigError: an unknown key (with a suggestion), or a value that is not a number
+                in ``[0, 1]``.
+        """
+        if value is None:
+            return cls()
+        if isinstance(value, ContextRelevancePenalties):
+            items: dict[str, Any] = {f.name: getattr(value, f.name) for f in fields(value)}
+        elif isinstance(value, Mapping):
+            items = dict(value)
+        else:
+            raise ConfigError(
+                f"penalties must be a mapping, not {type(value).__name__}", field="penalties"
+            )
+        known = [f.name for f in fields(cls)]
+        for key, rate in items.items():
+            if key not in known:
+                close = difflib.get_close_matches(to_snake(str(key)), known, n=1, cutoff=0.6)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                raise ConfigError(
+                    f"unknown penalty {key!r}{hint} Known penalties: {', '.join(known)}",
+                    field="penalties",
+                )
+            if (
+                isinstance(rate, bool)
+                or not isinstance(rate, (int, float))
+                or not math.isfinite(rate)
+                or not 0 <= rate <= 1
+            ):
+                raise ConfigError(
+                    f"penalties[{key!r}] must be a number in [0, 1], got {rate!r}",
+                    field=f"penalties.{key}",
+                )
+        return cls(**{key: float(rate) for key, rate in items.items()})
+
+
+def _level(value: Any) -> Any:
+    return normalise_label(value)
+
+
+class ContextEvaluation(JudgeReply):
+    """The judge's view of one context piece."""
+
+    context_index: int = Field(ge=0)
+    """The piece's position in the context, from 0."""
+    context_piece: str
+    """The piece's text, as the judge echoed it."""
+    relevance_level: Annotated[RelevanceLevel, BeforeValidator(_level)]
+    """How much the piece bears on the query."""
+    was_used: bool
+    """Whether the response used the piece's information."""
+    reasoning: str
+    """Why, in the language of the user's query."""
+
+
+# The number of context pieces of the run whose analyze reply is being validated. The analyze
+# prompt builder sets it just before the judge call, in the run's own task; the reply validator
+# reads it, so a reply that skips or repeats a piece fails validation and the judge is asked to
+# repair it with the expected count in the error. generate_score clears it.
+_EXPECTED_PIECES: ContextVar[int | None] = ContextVar("scorekit_expected_pieces", default=None)
+
+
+def check_coverage(indices: Sequence[int], pieces: int) -> None:
+    """Check that evaluations cover each context piece exactly once (or that there are none).
+
+    Args:
+        indices: the ``context_index`` of each evaluation, in reply order.
+        pieces: the number of context pieces.
+
+    Raises:
+        ValueError: some index is missing, repeated or out of range; the message states the
+            expected count so that a repair request shows it.
+    """
+    if not indices or sorted(indices) == list(range(pieces)):
+        return
+    raise ValueError(
+        f"expected exactly {pieces} evaluations, one for each context_index from 0 to "
+        f"{pieces - 1}; got context_index values {list(indices)}"
+    )
+
+
+class ContextRelevanceAnalysis(JudgeReply):
+    """The analyze step's result: per-piece evaluations, missing context, overall view."""
+
+    evaluations: list[ContextEvaluation]
+    """One evaluation per context piece (or none at all)."""
+    missing_context: list[str] = Field(default_factory=list)
+    """Information the answer needed that the context lacked."""
+    overall_assessment: str
+    """A summary of the context's quality for the query."""
+
+    @model_validator(mode="after")
+    def _one_evaluation_per_piece(self) -> ContextRelevanceAnalysis:
+        expected = _EXPECTED_PIECES.get()
+        if expected is not None:
+            check_coverage([e.context_index for e in self.evaluations], expected)
+        return self
+
+
+@dataclass(frozen=True)
+class RelevanceBreakdown:
+    """The parts of a Context Relevance score.
+
+    Attributes:
+        base: Σ weights / n, in ``[0, 1]`` (1 or 0 when there are no evaluations).
+        unused_high: how many ``high`` pieces the response did not use.
+        usage_penalty: ``unused_high × unused_high_relevance_context``.
+        missing_penalty: the capped missing-context penalty.
+        score: the final score in ``[0, scale]``, rounded to two decimals.
+    """
+
+    base: float
+    unused_high: int
+    usage_penalty: float
+    missing_penalty: float
+    score: float
+
+
+def context_relevance_breakdown(
+    evaluations: Sequence[tuple[RelevanceLevel, bool]],
+    missing_count: int,
+    *,
+    penalties: ContextRelevancePenalties | None = None,
+    scale: float = 1.0,
+) -> RelevanceBreakdown:
+    """Compute a Context Relevance score and its parts (formula in the module docstring).
+
+    Args:
+        evaluations: ``(relevance_level, was_used)`` of each evaluated piece.
+        missing_count: how many items of missing context the judge named, ``>= 0``.
+        penalties: the penalty rates (defaults when ``None``).
+        scale: the maximum score, ``> 0``.
+
+    Returns:
+        The breakdown; with no evaluations the score is ``0`` when ``missing_count > 0``, else
+        ``scale``, and no penalty applies.
+    """
+    rates = penalties or ContextRelevancePenalties()
+    if not evaluations:
+        base = 0.0 if missing_count > 0 else 1.0
+        return RelevanceBreakdown(base, 0, 0.0, 0.0, round_to_two_decimals(base * scale))
+    base = sum(RELEVANCE_WEIGHTS[level] for level, _ in evaluations) / len(evaluations)
+    unused_high = sum(1 for level, used in evaluations if level == "high" and not used)
+    usage = unused_high * rates.unused_high_relevance_context
+    missing = min(missing_count * rates.missing_context_per_item, rates.max_missing_context_penalty)
+    score = round_to_two_decimals(max(0.0, base - usage - missing) * scale)
+    return RelevanceBreakdown(base, unused_high, usage, missing, score)
+
+
+def context_relevance_score(
+    evaluations: Sequence[tuple[RelevanceLevel, bool]],
+    missing_count: int,
+    *,
+    penalties: ContextRelevancePenalties | None = None,
+    scale: float = 1.0,
+) -> float:
+    """Return the Context Relevance score (see :func:`context_relevance_breakdown`).
+
+    Example:
+        >>> context_relevance_score([("high", True), ("none", False), ("high", True)], 0)
+        0.67
+    """
+    return context_relevance_breakdown(
+        evaluations, missing_count, penalties=penalties, scale=scale
+    ).score
+
+
+def _pairs(analysis: ContextRelevanceAnalysis) -> list[tuple[RelevanceLevel, bool]]:
+    return [(e.relevance_level, e.was_used) for e in analysis.evaluations]
+
+
+def _judgement_lines(analysis: ContextRelevanceAnalysis) -> list[str]:
+    return [
+        f"context {e.context_index + 1}: relevance {e.relevance_level}, "
+        f"{'used' if e.was_used else 'not used'}"
+        for e in sorted(analysis.evaluations, key=lambda e: e.context_index)
+    ]
+
+
+def _penalty_lines(
+    analysis: ContextRelevanceAnalysis, parts: RelevanceBreakdown, rates: ContextRelevancePenalties
+) -> list[str]:
+    missing = len(analysis.missing_context)
+    return [
+        f"unused high-relevance pieces: {parts.unused_high} × "
+        f"{format_score(rates.unused_high_relevance_context)} = "
+        f"{format_score(round_to_two_decimals(parts.usage_penalty))}",
+        f"missing context: {missing} item(s) × {format_score(rates.missing_context_per_item)}, "
+        f"capped at {format_score(rates.max_missing_context_penalty)} = "
+        f"{format_score(round_to_two_decimals(parts.missing_penalty))}",
+    ]
+
+
+def _template_reason(
+    analysis: ContextRelevanceAnalysis,
+    parts: RelevanceBreakdown,
+    rates: ContextRelevancePenalties,
+) -> str:
+    """Write the reason without a judge call (English; pieces numbered from 1)."""
+    score = format_score(parts.score)
+    if not analysis.evaluations:
+        named = "named missing context" if analysis.missing_context else "named no gaps"
+        text = f"The score is {score} because the judge evaluated no context pieces and {named}."
+    else:
+        text = f"The score is {score} because " + "; ".join(_judgement_lines(analysis)) + "."
+        if parts.unused_high:
+            text += (
+                f" {parts.unused_high} high-relevance piece(s) went unused "
+                f"(penalty {format_score(round_to_two_decimals(parts.usage_penalty))})."
+            )
+    if analysis.missing_context:
+        text += (
+            f" Missing context (penalty "
+            f"{format_score(round_to_two_decimals(parts.missing_penalty))}): "
+            + "; ".join(analysis.missing_context)
+            + "."
+        )
+    elif analysis.evaluations:
+        text += " No context was missing."
+    return text
+
+
+def create_context_relevance_scorer_llm(
+    *,
+    model: str | JudgeModel | Judge,
+    context: Sequence[str] | None = None,
+    context_extractor: ContextExtractor | None = None,
+    penalties: ContextRelevancePenalties | Mapping[str, float] | None = None,
+    scale: float = 1.0,
+    reason: ReasonMode = "llm",
+) -> Scorer:
+    """Create the Context Relevance (LLM) scorer.
+
+    Args:
+        model: the judge: a ``"provider/model"`` string, a ``JudgeModel`` or a ``Judge``.
+        context: the context pieces (non-empty list of strings), the same for every run.
+        context_extractor: ``(input, output) -> list[str]``, sync or async, giving each run's
+            context; it wins over ``context``.
+        penalties: any of ``unused_high_relevance_context`` (default 0.1),
+            ``missing_context_per_item`` (0.15) and ``max_missing_context_penalty`` (0.5), each
+            in ``[0, 1]``; absent keys keep their defaults.
+        scale: the maximum score, a finite number > 0.
+        reason: ``"llm"`` (the judge explains, in the query's language), ``"template"`` (the
+            same content built locally, no judge call) or ``"none"``.
+
+    Returns:
+        A scorer whose ``analyze_step_result`` is a :class:`ContextRelevanceAnalysis` and whose
+        result is ``skipped`` (no judge call) when a run's resolved context is empty.
+
+    Raises:
+        ConfigError: neither ``context`` nor ``context_extractor``; an empty ``context``; a bad
+            ``scale``, penalty or ``reason``.
+
+    Example:
+        >>> from scorekit.judge import ScriptedJudge
+        >>> judge = ScriptedJudge([{"evaluations": [{"context_index": 0,
+        ...     "context_piece": "Canberra is the capital.", "relevance_level": "high",
+        ...     "was_used": True, "reasoning": "answers it"}], "overall_assessment": "good"}])
+        >>> scorer = create_context_relevance_scorer_llm(
+        ...     model=judge, context=["Canberra is the capital."], reason="template")
+        >>> scorer.run_sync(input="Capital of Australia?", output="Canberra.").score
+        1.0
+    """
+    source = ContextSource.of(context, context_extractor, scorer="Context Relevance")
+    rates = ContextRelevancePenalties.of(penalties)
+    scale = check_scale(scale)
+    if reason not in get_args(ReasonMode):
+        raise ConfigError(
+            f"reason must be 'llm', 'template' or 'none', got {reason!r}", field="reason"
+        )
+    judge = to_judge(model, prompts.INSTRUCTIONS)
+
+    async def analyze_prompt(ctx: StepContext) -> str | NotScorable:
+        pieces = await source.resolve(ctx.run)
+        if not pieces:
+            return not_scorable(NO_CONTEXT_REASON)
+        _EXPECTED_PIECES.set(len(pieces))
+        return prompts.analyze_prompt(
+            get_user_message(ctx.run.input) or "",
+            get_assistant_message(ctx.run.output) or "",
+            pieces,
+        )
+
+    async def generate_score(ctx: StepContext) -> float:
+        analysis: ContextRelevanceAnalysis = ctx.results.analyze_step_result
+        _EXPECTED_PIECES.set(None)
+        # never guess: a reply validated without the expected count is checked here again
+        pieces = await source.resolve(ctx.run)
+        check_coverage([e.context_index for e in analysis.evaluations], len(pieces))
+        return context_relevance_score(
+            _pairs(analysis), len(analysis.missing_context), penalties=rates, scale=scale
+        )
+
+    def parts_of(ctx: StepContext) -> tuple[ContextRelevanceAnalysis, RelevanceBreakdown]:
+        analysis: ContextRelevanceAnalysis = ctx.results.analyze_step_result
+        parts = context_relevance_breakdown(
+            _pairs(analysis), len(analysis.missing_context), penalties=rates, scale=scale
+        )
+        return analysis, parts
+
+    def reason_prompt(ctx: StepContext) -> str | LocalResult:
+        analysis, parts = parts_of(ctx)
+        if reason == "template":
+            return local_result(_template_reason(analysis, parts, rates))
+        return prompts.reason_prompt(
+            get_user_message(ctx.run.input) or "",
+            format_score(parts.score),
+            format_score(scale),
+            _judgement_lines(analysis),
+            _penalty_lines(analysis, parts, rates),
+            analysis.missing_context,
+        )
+
+    scorer = (
+        create_scorer(
+            SCORER_ID,
+            name="Context Relevance (LLM)",
+            description="How relevant the context is to the query, and whether the answer used it",
+            judge=judge,
+        )
+        .analyze(
+            PromptStep(
+                "Rate each context piece's relevance and use; list missing context",
+                analyze_prompt,
+                ContextRelevanceAnalysis,
+            )
+        )
+        .generate_score(generate_score)
+    )
+    if reason == "none":
+        return scorer
+    return scorer.generate_reason(PromptStep("Explain the score", reason_prompt))

@@ -1,0 +1,106 @@
+from __future__ import annotations
+
+import pytest
+
+from scorekit.errors import ConfigError
+from scorekit.judge import ScriptedJudge
+from scorekit.scorers import create_context_precision_scorer
+from scorekit.scorers.context_precision import context_precision_score
+from tests.conformance import cases_for, options, run_args, to_snake
+from tests.scorers.labels import normalise_labels
+
+CASES = cases_for("context-precision")
+
+
+def test_corpus_is_present() -> None:
+    assert len(CASES) == 6
+
+
+@pytest.mark.parametrize(("case", "expected"), CASES, ids=[c["id"] for c, _ in CASES])
+def test_conformance(case: dict, expected: dict) -> None:
+    judge = ScriptedJudge(case["judgeResponses"])
+    result = create_context_precision_scorer(model=judge, **options(case)).run_sync(
+        **run_args(case)
+    )
+    assert result.status == "ok"
+    assert result.score == expected["score"]
+    assert result.reason == expected["reason"]
+    assert result.preprocess_step_result is None
+    # labels are stored trimmed and lower-cased (docs/divergences.md row 6)
+    assert result.analyze_step_result.model_dump() == normalise_labels(
+        to_snake(expected["analyzeStepResult"])
+    )
+
+
+@pytest.mark.parametrize(
+    ("verdicts", "scale", "score"),
+    [
+        ([(0, "yes"), (1, "no"), (2, "yes"), (3, "no")], 1.0, 0.83),
+        ([(0, "no"), (1, "yes")], 1.0, 0.5),
+        ([(0, "no"), (1, "no"), (2, "yes")], 1.0, 0.33),
+        ([(0, "yes"), (1, "yes")], 1.0, 1.0),
+        ([(2, "yes"), (0, "no"), (1, "yes")], 1.0, 0.58),  # sorted by context_index first
+        ([(0, "no"), (1, "yes"), (2, "no"), (3, "yes")], 1.0, 0.5),
+        ([(0, "no"), (1, "no")], 1.0, 0.0),
+        ([], 1.0, 0.0),
+        ([(0, "yes"), (1, "no"), (2, "yes"), (3, "no")], 10.0, 8.33),
+    ],
+)
+def test_spec_vectors(verdicts: list, scale: float, score: float) -> None:
+    assert context_precision_score(verdicts, scale=scale) == score
+
+
+def test_stored_verdicts_keep_the_judge_order() -> None:
+    reply = {
+        "verdicts": [
+            {"context_index": 2, "verdict": "yes", "reason": "r"},
+            {"context_index": 0, "verdict": "no", "reason": "r"},
+            {"context_index": 1, "verdict": "yes", "reason": "r"},
+        ]
+    }
+    scorer = create_context_precision_scorer(
+        model=ScriptedJudge([reply, "why"]), context=list("abc")
+    )
+    result = scorer.run_sync(input="q", output="a")
+    assert result.score == 0.58
+    assert [v.context_index for v in result.analyze_step_result.verdicts] == [2, 0, 1]
+
+
+def test_unknown_label_is_repaired_or_fails() -> None:
+    bad = {"verdicts": [{"context_index": 0, "verdict": "maybe", "reason": "r"}]}
+    good = {"verdicts": [{"context_index": 0, "verdict": "Yes", "reason": "r"}]}
+    judge = ScriptedJudge([bad, good, "why"])
+    result = create_context_precision_scorer(model=judge, context=["a"]).run_sync(
+        input="q", output="a"
+    )
+    assert result.score == 1.0
+    assert "verdict" in judge.calls[1].messages[-1].content
+
+
+def test_empty_resolved_context_is_skipped_without_a_judge_call() -> None:
+    judge = ScriptedJudge([])
+    scorer = create_context_precision_scorer(model=judge, context_extractor=lambda i, o: [])
+    result = scorer.run_sync(input="q", output="a")
+    assert (result.status, result.score, judge.calls) == ("skipped", None, [])
+
+
+def test_prompts_carry_the_query_language_rule() -> None:
+    reply = {"verdicts": [{"context_index": 0, "verdict": "yes", "reason": "理由"}]}
+    judge = ScriptedJudge([reply, "スコアは1です。"])
+    create_context_precision_scorer(model=judge, context=["東京は日本の首都である。"]).run_sync(
+        input="日本の首都は？", output="東京です。"
+    )
+    analyze, reason = (call.prompt for call in judge.calls)
+    assert "[0] 東京は日本の首都である。" in analyze
+    assert "in the language the user's query is written in" in analyze
+    assert "Write in the language the user query is written in." in reason
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [({}, "context"), ({"context": []}, "context"), ({"context": ["a"], "scale": 0}, "scale")],
+)
+def test_construction_errors(kwargs: dict, field: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        create_context_precision_scorer(model=ScriptedJudge([]), **kwargs)
+    assert info.value.field == field
