@@ -14,7 +14,15 @@ from typing import Any
 import jsonschema
 from pydantic import BaseModel, ValidationError
 
-__all__ = ["OutputSchema", "ParsedOutput", "SchemaSpec", "extract_json", "parse_output"]
+__all__ = [
+    "OutputSchema",
+    "ParsedOutput",
+    "SchemaSpec",
+    "extract_json",
+    "is_strict_schema",
+    "parse_output",
+    "schema_instruction",
+]
 
 OutputSchema = type[BaseModel] | dict[str, Any]
 """A prompt step's output schema: a pydantic model class or a JSON schema dict."""
@@ -122,3 +130,35 @@ def parse_output(text: str, spec: SchemaSpec) -> ParsedOutput:
         ]
         return ParsedOutput(None, "\n".join(lines))
     return ParsedOutput(data, None)
+
+
+def schema_instruction(schema: dict[str, Any]) -> str:
+    """Return the prompt text that asks for JSON satisfying ``schema``.
+
+    Used where the provider cannot take the schema as a response format (JSON mode, plain
+    prompts) and in repair requests.
+    """
+    return (
+        "Answer with only a JSON value (no code fences, no other text) that satisfies this "
+        f"JSON schema:\n{json.dumps(schema, ensure_ascii=False, sort_keys=True)}"
+    )
+
+
+def is_strict_schema(schema: Any) -> bool:
+    """Whether ``schema`` meets OpenAI's strict structured-output rules.
+
+    Strict mode needs every object to list all its properties as required and to forbid
+    additional properties; a pydantic model with optional fields does not, and is then sent
+    with ``strict: false`` (still validated here).
+    """
+    if isinstance(schema, list):
+        return all(is_strict_schema(item) for item in schema)
+    if not isinstance(schema, dict):
+        return True
+    if schema.get("type") == "object" or "properties" in schema:
+        properties = schema.get("properties", {})
+        if schema.get("additionalProperties") is not False:
+            return False
+        if set(schema.get("required", [])) != set(properties):
+            return False
+    return all(is_strict_schema(value) for value in schema.values())

@@ -1,0 +1,232 @@
+"""The OpenAI-compatible protocol adapter, through the official ``openai`` async SDK.
+
+It serves every provider row with protocol ``openai`` or ``azure`` (and, below
+:mod:`scorekit.judge.local`, the in-process llama.cpp server). It knows only how to send one
+chat completion and read the reply; SDK exceptions are translated here, once, into scorekit
+errors. Retries, rate limits, timeouts and caching are the layers above; the SDK's own retries
+are switched off so that every provider gets the same policy.
+
+Structured output is asked for with the provider's strongest mode (``response_format`` with a
+JSON schema, strict when the schema allows it; JSON mode with the schema in the prompt; the
+schema in a plain prompt). A server that rejects a ``response_format`` with HTTP 400 is asked
+again with the next weaker mode, which is then remembered for that model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+import weakref
+from typing import TYPE_CHECKING, Any
+
+import openai
+
+from scorekit.errors import JudgeError, JudgeHTTPError, JudgeTimeoutError
+from scorekit.judge.model import ChatMessage, JudgeRequest, JudgeResponse
+from scorekit.judge.providers import ResolvedModel, StructuredMode
+from scorekit.judge.structured import is_strict_schema, schema_instruction
+from scorekit.judge.testing import check_request_allowed
+from scorekit.judge.translate import http_error, redact
+
+if TYPE_CHECKING:
+    from openai.types.chat import ChatCompletion
+
+__all__ = ["OpenAICompatibleModel"]
+
+_WEAKER: dict[StructuredMode, StructuredMode] = {
+    "json_schema": "json_object",
+    "json_object": "prompt",
+    "tool": "prompt",
+}
+_FORMAT_REJECTED = re.compile(r"response_format|json_schema|json_object|structured", re.I)
+_SCHEMA_NAME = re.compile(r"[^a-zA-Z0-9_-]")
+_SDK_TIMEOUT_MARGIN_S = 5.0
+"""The SDK's own timeout sits above scorekit's hard per-attempt timeout, which fires first."""
+
+
+def _message(message: ChatMessage) -> dict[str, str]:
+    return {"role": message.role, "content": message.content}
+
+
+class OpenAICompatibleModel:
+    """A :class:`~scorekit.judge.model.JudgeModel` for an OpenAI-compatible endpoint.
+
+    Args:
+        resolved: the resolved provider row, model, base URL and key.
+        timeout: the SDK's request timeout in seconds (scorekit's own hard timeout is enforced
+            above this layer).
+
+    The SDK client is kept per event loop: a client's connections belong to the loop that
+    opened them, and the sync bridge runs calls on other loops.
+    """
+
+    def __init__(self, resolved: ResolvedModel, *, timeout: float) -> None:
+        self._resolved = resolved
+        self._timeout = timeout
+        self._mode: StructuredMode = resolved.provider.mode
+        self._lock = threading.Lock()
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    @property
+    def model_id(self) -> str:
+        """``"provider/model"``."""
+        return self._resolved.model_id
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        """What identifies the model for cache keys and the shared limiter (no API key)."""
+        return {
+            "provider": self._resolved.provider.name,
+            "model": self._resolved.model,
+            "base_url": self._resolved.base_url,
+        }
+
+    @property
+    def mode(self) -> StructuredMode:
+        """The structured-output mode currently used."""
+        return self._mode
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(model_id={self.model_id!r})"
+
+    async def _base_url(self) -> str:
+        """The endpoint to call; the local judge starts its server here."""
+        assert self._resolved.base_url is not None  # the resolver guarantees it
+        return self._resolved.base_url
+
+    async def _before_send(self, request: JudgeRequest, base_url: str) -> None:
+        """Hook run before each request (the local judge checks the context window)."""
+
+    def _new_client(self, base_url: str) -> Any:
+        resolved = self._resolved
+        common: dict[str, Any] = {
+            "max_retries": 0,
+            "timeout": self._timeout + _SDK_TIMEOUT_MARGIN_S,
+        }
+        if resolved.provider.protocol == "azure":
+            return openai.AsyncAzureOpenAI(
+                azure_endpoint=base_url,
+                azure_deployment=resolved.model,
+                api_version=resolved.api_version,
+                api_key=resolved.api_key,
+                **common,
+            )
+        return openai.AsyncOpenAI(
+            base_url=base_url,
+            # keyless local servers still need a non-empty key for the SDK
+            api_key=resolved.api_key or "not-needed",
+            **common,
+        )
+
+    def _client(self, base_url: str) -> Any:
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            client = self._clients.get(loop)
+            if client is None:
+                client = self._new_client(base_url)
+                self._clients[loop] = client
+            return client
+
+    def _params(self, request: JudgeRequest, mode: StructuredMode) -> dict[str, Any]:
+        provider = self._resolved.provider
+        messages = [_message(m) for m in request.messages]
+        params: dict[str, Any] = {
+            "model": self._resolved.model,
+            "messages": messages,
+            "temperature": request.temperature,
+        }
+        if request.max_tokens is not None:
+            params[provider.max_tokens_param] = request.max_tokens
+        if request.seed is not None and provider.accepts_seed:
+            params["seed"] = request.seed
+        schema = request.output_schema
+        if schema is None:
+            return params
+        if mode == "json_schema":
+            params["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": _SCHEMA_NAME.sub("_", request.schema_name)[:64] or "output",
+                    "schema": schema,
+                    "strict": is_strict_schema(schema),
+                },
+            }
+            return params
+        if mode == "json_object":
+            params["response_format"] = {"type": "json_object"}
+        last_user = max(i for i, m in enumerate(messages) if m["role"] == "user")
+        messages[last_user] = {
+            "role": "user",
+            "content": f"{messages[last_user]['content']}\n\n{schema_instruction(schema)}",
+        }
+        return params
+
+    async def complete(self, request: JudgeRequest) -> JudgeResponse:
+        """Send one chat completion and return the raw reply.
+
+        Raises:
+            JudgeHTTPError: an HTTP error status (``status_code``, ``retry_after``), or a
+                connection failure (``status_code == 0``).
+            JudgeTimeoutError: the SDK's own timeout fired.
+            JudgeContextWindowError: the provider refused the prompt as too long.
+            JudgeUnavailableError: remote calls are forbidden (test suites).
+            JudgeError: any other SDK failure or an empty reply.
+        """
+        base_url = await self._base_url()
+        check_request_allowed(base_url, self.model_id)
+        await self._before_send(request, base_url)
+        client = self._client(base_url)
+        mode = self._mode
+        while True:
+            try:
+                completion = await client.chat.completions.create(**self._params(request, mode))
+            except openai.BadRequestError as exc:
+                weaker = _WEAKER.get(mode)
+                if (
+                    request.output_schema is not None
+                    and weaker is not None
+                    and _FORMAT_REJECTED.search(str(exc.message))
+                ):
+                    mode = self._mode = weaker
+                    continue
+                raise self._translate(exc) from None
+            except openai.OpenAIError as exc:
+                raise self._translate(exc) from None
+            return self._response(completion)
+
+    def _response(self, completion: ChatCompletion) -> JudgeResponse:
+        if not getattr(completion, "choices", None):
+            raise JudgeError(f"{self.model_id} returned a completion without choices")
+        choice = completion.choices[0]
+        usage = completion.usage
+        return JudgeResponse(
+            text=choice.message.content or "",
+            finish_reason=choice.finish_reason,
+            input_tokens=(usage.prompt_tokens or 0) if usage else 0,
+            output_tokens=(usage.completion_tokens or 0) if usage else 0,
+            model_id=self.model_id,
+        )
+
+    def _translate(self, exc: openai.OpenAIError) -> JudgeError:
+        key = self._resolved.api_key
+        name = type(exc).__name__
+        if isinstance(exc, openai.APITimeoutError):
+            return JudgeTimeoutError(f"{self.model_id}: the request timed out ({name})")
+        if isinstance(exc, openai.APIConnectionError):
+            cause = redact(str(exc.__cause__ or exc), key)[:300]
+            return JudgeHTTPError(
+                f"{self.model_id}: could not connect ({name}: {cause})", status_code=0
+            )
+        if isinstance(exc, openai.APIStatusError):
+            return http_error(
+                model_id=self.model_id,
+                status_code=exc.status_code,
+                message=str(exc.message),
+                body=exc.body,
+                headers=exc.response.headers,
+                secret=key,
+            )
+        return JudgeError(f"{self.model_id}: {name}: {redact(str(exc), key)[:500]}")
