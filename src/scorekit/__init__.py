@@ -7,6 +7,7 @@ algorithms in :mod:`scorekit.text`.
 
 from scorekit.errors import (
     ConfigError,
+    JudgeContextWindowError,
     JudgeError,
     JudgeHTTPError,
     JudgeOutputError,
@@ -33,6 +34,7 @@ __version__ = "0.1.0"
 __all__ = [
     "ConfigError",
     "Judge",
+    "JudgeContextWindowError",
     "JudgeError",
     "JudgeHTTPError",
     "JudgeModel",

@@ -5,6 +5,9 @@ Optional extra: ``pip install "scorekit[anthropic]"``; the SDK is imported when 
 tool call whose input schema is the output schema (the tool's input is the answer); a schema
 whose root is not an object is put in the prompt instead. SDK exceptions are translated here,
 once, like the OpenAI-compatible adapter does.
+
+Sampling parameters (``temperature``, ``seed``) are not sent: the Messages API of the SDK
+version pinned here no longer takes them.
 """
 
 from __future__ import annotations
@@ -84,6 +87,7 @@ class AnthropicModel:
                     base_url=self._resolved.base_url,
                     max_retries=0,
                     timeout=self._timeout + 5,
+                    http_client=self._sdk.DefaultAsyncHttpxClient(timeout=self._timeout + 5),
                 )
                 self._clients[loop] = client
             return client
@@ -96,7 +100,6 @@ class AnthropicModel:
         params: dict[str, Any] = {
             "model": self._resolved.model,
             "max_tokens": request.max_tokens or DEFAULT_MAX_TOKENS,
-            "temperature": request.temperature,
             "messages": messages,
         }
         if system:

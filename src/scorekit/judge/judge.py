@@ -29,7 +29,7 @@ from scorekit.errors import ConfigError, JudgeError
 from scorekit.judge.cache import CachingModel, open_cache
 from scorekit.judge.model import ChatMessage, JudgeModel, JudgeRequest, JudgeResponse, JudgeUsage
 from scorekit.judge.providers import build_model, resolve_model
-from scorekit.judge.ratelimit import RateLimitedModel, shared_limiter
+from scorekit.judge.ratelimit import AdaptiveLimiter, RateLimitedModel, shared_limiter
 from scorekit.judge.repair import ask_structured, ask_text
 from scorekit.judge.retry import RetryingModel
 from scorekit.judge.settings import (
@@ -184,8 +184,9 @@ class Judge:
         limiter_key = (
             repr(sorted(identity.items())) if identity else f"{built.model_id}#{id(built)}"
         )
+        self._limiter = shared_limiter(limiter_key, settings.concurrency)
         layered: JudgeModel = TimeoutModel(built, settings.timeout)
-        layered = RateLimitedModel(layered, shared_limiter(limiter_key, settings.concurrency))
+        layered = RateLimitedModel(layered, self._limiter)
         layered = RetryingModel(
             layered, max_retries=settings.max_retries, backoff=settings.retry_backoff
         )
@@ -198,6 +199,11 @@ class Judge:
     def model_id(self) -> str:
         """The model's ``"provider/name"``."""
         return self.model.model_id
+
+    @property
+    def limiter(self) -> AdaptiveLimiter:
+        """The concurrency limiter this judge shares with every judge on the same model."""
+        return self._limiter
 
     @property
     def layers(self) -> JudgeModel:

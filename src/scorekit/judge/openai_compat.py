@@ -102,9 +102,15 @@ class OpenAICompatibleModel:
 
     def _new_client(self, base_url: str) -> Any:
         resolved = self._resolved
+        timeout = self._timeout + _SDK_TIMEOUT_MARGIN_S
         common: dict[str, Any] = {
             "max_retries": 0,
-            "timeout": self._timeout + _SDK_TIMEOUT_MARGIN_S,
+            "timeout": timeout,
+            # the SDK's default wrapper closes itself on garbage collection by scheduling a
+            # task on whatever loop is running then: a loop other than its own once the sync
+            # bridge's worker loop has ended ("Event loop is closed" noise). The plain client
+            # does not.
+            "http_client": openai.DefaultAsyncHttpxClient(timeout=timeout),
         }
         if resolved.provider.protocol == "azure":
             return openai.AsyncAzureOpenAI(
@@ -173,7 +179,8 @@ class OpenAICompatibleModel:
             JudgeTimeoutError: the SDK's own timeout fired.
             JudgeContextWindowError: the provider refused the prompt as too long.
             JudgeUnavailableError: remote calls are forbidden (test suites).
-            JudgeError: any other SDK failure or an empty reply.
+            JudgeError: a malformed response body, a completion without choices, or any
+                other SDK failure.
         """
         base_url = await self._base_url()
         check_request_allowed(base_url, self.model_id)
@@ -195,6 +202,11 @@ class OpenAICompatibleModel:
                 raise self._translate(exc) from None
             except openai.OpenAIError as exc:
                 raise self._translate(exc) from None
+            except ValueError as exc:  # the SDK lets a malformed JSON body through
+                raise JudgeError(
+                    f"{self.model_id}: the server sent a malformed response body "
+                    f"({type(exc).__name__}: {redact(str(exc), self._resolved.api_key)[:200]})"
+                ) from None
             return self._response(completion)
 
     def _response(self, completion: ChatCompletion) -> JudgeResponse:

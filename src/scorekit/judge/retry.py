@@ -97,12 +97,12 @@ class RetryingModel:
                     raise
                 wait = self.delay(attempt, getattr(exc, "retry_after", None))
                 _log.warning(
-                    "judge %s: %s; retry %d/%d in %.2f s",
+                    "judge %s: retry %d/%d in %.2f s after: %s",
                     self.model_id,
-                    exc,
                     attempt,
                     self.max_retries,
                     wait,
+                    exc,
                 )
                 await asyncio.sleep(wait)
                 continue
