@@ -187,3 +187,15 @@ def test_model_of_a_wrong_type() -> None:
     with pytest.raises(ConfigError) as info:
         Judge(42)  # type: ignore[arg-type]
     assert info.value.field == "model"
+
+
+def test_importing_scorekit_loads_no_provider_sdk() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, scorekit, scorekit.judge; "
+        "print(sorted(m for m in ('openai', 'anthropic', 'xllamacpp') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -104,11 +104,18 @@ class AdaptiveLimiter:
             self._wake_locked()
 
     def _wake_locked(self) -> None:
+        try:
+            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
         while self._waiters and self._active < self.limit:
             loop, future = self._waiters.popleft()
             if future.done():
                 continue
             self._active += 1
+            if loop is running:
+                loop.call_soon(self._grant, future)  # same loop: no self-pipe wake-up needed
+                continue
             try:
                 loop.call_soon_threadsafe(self._grant, future)
             except RuntimeError:  # the waiter's loop is closed
