@@ -281,3 +281,110 @@ def test_exhausted_script_names_the_call() -> None:
     )
     with pytest.raises(ScorerRunError, match="call 1"):
         scorer.run_sync(output="o")
+
+
+def score_scorer(*replies: object):
+    judge = Judge(ScriptedJudge(list(replies)))
+    return create_scorer("s", description="d", judge=judge).generate_score(
+        PromptStep("s", lambda ctx: "score it")
+    )
+
+
+def test_score_reply_may_carry_extra_keys() -> None:
+    result = score_scorer({"score": 0.7, "reason": "because"}).run_sync(output="o")
+    assert result.score == 0.7
+    assert result.judge_usage.calls == 1
+
+
+@pytest.mark.parametrize("bad", ['{"score": true}', '{"score": "0.5"}', '{"score": NaN}'])
+def test_score_reply_must_be_a_finite_json_number(bad: str) -> None:
+    with pytest.raises(ScorerRunError) as info:
+        score_scorer(bad, bad).run_sync(output="o")
+    assert info.value.result is not None
+    assert info.value.result.error is not None
+    assert info.value.result.error.raw_output == bad
+
+
+def test_numpy_scalar_scores_are_plain_floats() -> None:
+    import numpy as np
+
+    for value in (np.float32(0.5), np.int64(1), np.float64(0.25)):
+        result = create_scorer("n", description="d").generate_score(lambda ctx, v=value: v)
+        score = result.run_sync(output="x").score
+        assert type(score) is float
+        assert score == float(value)
+
+
+def test_prompt_step_is_checked_when_made() -> None:
+    with pytest.raises(ConfigError) as info:
+        PromptStep("d", lambda ctx: "p", {"type": "no-such-type"})
+    assert info.value.field == "output_schema"
+    with pytest.raises(ConfigError):
+        PromptStep("d", lambda ctx: "p", "not a schema")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError) as judge_info:
+        PromptStep("d", lambda ctx: "p", Verdicts, judge=ScriptedJudge())  # type: ignore[arg-type]
+    assert judge_info.value.field == "judge"
+    with pytest.raises(ConfigError):
+        create_scorer("x", description=None)  # type: ignore[arg-type]
+
+
+def test_to_dict_never_raises() -> None:
+    import json
+
+    import numpy as np
+
+    scorer = (
+        create_scorer("x", description="d")
+        .analyze(lambda ctx: np.array([1, 2]))
+        .generate_score(lambda ctx: 1)
+    )
+    result = scorer.run_sync(output="o", request_context={"obj": object(), "raw": b"\xff"})
+    data = result.to_dict()
+    json.dumps(data, allow_nan=False)
+    assert data["analyze_step_result"] == "array([1, 2])"
+    assert data["request_context"]["raw"] == "_w=="  # base64 (URL-safe) of b"\xff"
+
+
+def test_run_arguments_are_checked() -> None:
+    scorer = length_scorer()
+    with pytest.raises(ConfigError) as info:
+        scorer.run_sync(output=None)
+    assert info.value.field == "output"
+    with pytest.raises(ConfigError) as run_id:
+        scorer.run_sync(output="x", run_id=5)  # type: ignore[arg-type]
+    assert run_id.value.field == "run_id"
+
+
+def test_run_sync_in_a_loop_keeps_context_variables() -> None:
+    import contextvars
+
+    var: contextvars.ContextVar[str] = contextvars.ContextVar("var", default="unset")
+    scorer = create_scorer("x", description="d").generate_score(lambda ctx: len(var.get()))
+
+    async def main() -> float | None:
+        var.set("four")
+        return scorer.run_sync(output="o").score
+
+    assert asyncio.run(main()) == 4.0
+
+
+def test_private_loops_are_closed_when_their_thread_ends() -> None:
+    import gc
+    import threading
+    import warnings
+
+    from scorekit import _sync
+
+    loops = []
+
+    def work() -> None:
+        length_scorer().run_sync(output="abc")
+        loops.append(_sync._local.holder.loop)
+
+    thread = threading.Thread(target=work)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        thread.start()
+        thread.join()
+        gc.collect()
+    assert loops[0].is_closed()

@@ -1,14 +1,18 @@
 """The one bridge from sync code to scorekit's async core.
 
-Outside an event loop, the coroutine runs on a private loop kept per thread (cheaper than a new
-loop per call). Inside a running loop (a notebook, a FastAPI handler), it runs on a fresh loop in
-a worker thread, so the caller's loop is neither blocked re-entrantly nor patched.
+Outside an event loop, the coroutine runs on a private loop kept per thread (much cheaper than a
+new loop per call); the loop is closed when its thread ends or the interpreter exits. Inside a
+running loop (a notebook, a FastAPI handler), it runs on a fresh loop in a worker thread, with
+the caller's context variables, so the caller's loop is neither re-entered nor patched.
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
+import contextvars
 import threading
+import weakref
 from collections.abc import Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -17,19 +21,39 @@ __all__ = ["run_sync"]
 
 T = TypeVar("T")
 
+
+class _LoopHolder:
+    """Owns one thread's private loop and closes it when the thread's locals are dropped."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        _open_loops.add(self.loop)
+
+    def __del__(self) -> None:
+        _close(self.loop)
+
+
+def _close(loop: asyncio.AbstractEventLoop) -> None:
+    if not loop.is_closed() and not loop.is_running():
+        loop.close()
+
+
+_open_loops: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
 _local = threading.local()
 
 
+@atexit.register
+def _close_all() -> None:
+    for loop in list(_open_loops):
+        _close(loop)
+
+
 def _thread_loop() -> asyncio.AbstractEventLoop:
-    loop: asyncio.AbstractEventLoop | None = getattr(_local, "loop", None)
-    if loop is None or loop.is_closed():
-        loop = asyncio.new_event_loop()
-        _local.loop = loop
-    return loop
-
-
-def _run_on_thread_loop(coro: Coroutine[Any, Any, T]) -> T:
-    return _thread_loop().run_until_complete(coro)
+    holder: _LoopHolder | None = getattr(_local, "holder", None)
+    if holder is None or holder.loop.is_closed():
+        holder = _LoopHolder()
+        _local.holder = holder
+    return holder.loop
 
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
@@ -46,6 +70,7 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return _run_on_thread_loop(coro)
+        return _thread_loop().run_until_complete(coro)
+    context = contextvars.copy_context()
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="scorekit-sync") as pool:
-        return pool.submit(asyncio.run, coro).result()
+        return pool.submit(context.run, asyncio.run, coro).result()

@@ -119,6 +119,21 @@ def _is_agent_input(value: Mapping[str, Any]) -> bool:
     return "inputMessages" in value or "rememberedMessages" in value
 
 
+def _checked(items: Any, field: str) -> list[Any]:
+    """Return ``items`` as a list when every item is a string or a message mapping."""
+    if not isinstance(items, Sequence) or isinstance(items, (str, bytes, bytearray)):
+        raise ConfigError(f"{field} must be a list of messages", field=field.split(".")[0])
+    found = list(items)
+    for index, item in enumerate(found):
+        if not isinstance(item, (str, Mapping)):
+            raise ConfigError(
+                f"{field}[{index}] must be a string or a message mapping, "
+                f"not {type(item).__name__}",
+                field=field.split(".")[0],
+            )
+    return found
+
+
 def messages_of(value: Any, *, field: str) -> list[Any]:
     """Return the list of messages a run value holds.
 
@@ -132,7 +147,8 @@ def messages_of(value: Any, *, field: str) -> list[Any]:
         message, a one-element list.
 
     Raises:
-        ConfigError: the value is of no accepted shape (e.g. a number), naming ``field``.
+        ConfigError: the value, or one of its messages, is of no accepted shape (e.g. a
+            number), naming ``field``.
     """
     if value is None:
         return []
@@ -140,12 +156,9 @@ def messages_of(value: Any, *, field: str) -> list[Any]:
         return [value]
     if isinstance(value, Mapping):
         if _is_agent_input(value):
-            messages = value.get("inputMessages") or []
-            if not isinstance(messages, list):
-                raise ConfigError(f"{field}.inputMessages must be a list of messages", field=field)
-            return list(messages)
-        if "messages" in value and isinstance(value["messages"], list):
-            return list(value["messages"])
+            return _checked(value.get("inputMessages") or [], f"{field}.inputMessages")
+        if isinstance(value.get("messages"), list):
+            return _checked(value["messages"], f"{field}.messages")
         if "content" in value or "text" in value or "role" in value:
             return [value]
         raise ConfigError(
@@ -154,15 +167,7 @@ def messages_of(value: Any, *, field: str) -> list[Any]:
             field=field,
         )
     if isinstance(value, Sequence) and not isinstance(value, (bytes, bytearray)):
-        items = list(value)
-        for index, item in enumerate(items):
-            if not isinstance(item, (str, Mapping)):
-                raise ConfigError(
-                    f"{field}[{index}] must be a string or a message mapping, "
-                    f"not {type(item).__name__}",
-                    field=field,
-                )
-        return items
+        return _checked(value, field)
     raise ConfigError(
         f"{field} must be a string, a message, or a list of messages, not {type(value).__name__}",
         field=field,

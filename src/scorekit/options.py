@@ -7,6 +7,7 @@ and raises :class:`~scorekit.errors.ConfigError` naming the option.
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any, Literal, get_args
 
 from scorekit.errors import ConfigError
@@ -26,7 +27,7 @@ def check_scale(scale: Any, *, field: str = "scale") -> float:
     Raises:
         ConfigError: not a number, not finite, or ``<= 0``.
     """
-    if isinstance(scale, bool) or not isinstance(scale, (int, float)):
+    if isinstance(scale, bool) or not isinstance(scale, numbers.Real):
         raise ConfigError(f"{field} must be a number, not {type(scale).__name__}", field=field)
     if not math.isfinite(scale) or scale <= 0:
         raise ConfigError(f"{field} must be a finite number > 0, got {scale!r}", field=field)
@@ -67,10 +68,16 @@ def reference_text(input: Any, ground_truth: Any, compare_to: CompareTo) -> str:
     ``", "`` (Mastra code scorers).
 
     Raises:
-        ConfigError: ``compare_to="ground_truth"`` and the run has no ground truth, or the
-            chosen field has no accepted shape.
+        ConfigError: the chosen field is missing (``None``) — for ``"auto"``, when the run has
+            neither a ground truth nor an input — or has no accepted shape.
     """
     if compare_to == "input" or (compare_to == "auto" and ground_truth is None):
+        if input is None:
+            raise ConfigError(
+                "the run has no input to compare the output with"
+                + (" (and no ground_truth)" if compare_to == "auto" else ""),
+                field="input",
+            )
         return joined_text(input, field="input")
     if ground_truth is None:
         raise ConfigError(

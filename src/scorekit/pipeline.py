@@ -16,19 +16,21 @@ from __future__ import annotations
 
 import inspect
 import math
+import numbers
 import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import jsonschema
 from pydantic import BaseModel, ConfigDict
 
 from scorekit._sync import run_sync
 from scorekit.errors import ConfigError, JudgeError, JudgeOutputError, ScorerRunError
 from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeUsage
-from scorekit.judge.structured import OutputSchema
+from scorekit.judge.structured import OutputSchema, SchemaSpec
 
 __all__ = [
     "STEP_NAMES",
@@ -139,12 +141,37 @@ class PromptStep:
     output_schema: OutputSchema | None = None
     judge: Judge | None = None
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.description, str):
+            raise ConfigError("PromptStep description must be a string", field="description")
+        if not callable(self.create_prompt):
+            raise ConfigError("PromptStep create_prompt must be callable", field="create_prompt")
+        if self.output_schema is not None:
+            try:
+                SchemaSpec.of(self.output_schema)
+            except (TypeError, jsonschema.SchemaError) as exc:
+                raise ConfigError(
+                    f"PromptStep output_schema is not a usable schema: {exc}",
+                    field="output_schema",
+                ) from exc
+        if self.judge is not None and not isinstance(self.judge, Judge):
+            raise ConfigError(
+                f"PromptStep judge must be a scorekit.Judge, not {type(self.judge).__name__}",
+                field="judge",
+            )
+
 
 Step = PromptStep | StepFunction
 
 
 class _ScoreOutput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """The judge's reply to a ``generate_score`` prompt step.
+
+    Extra keys (judges often add a ``reason``) are ignored, as Mastra's schema strips them; the
+    score must be a JSON number (not a string or boolean) and finite.
+    """
+
+    model_config = ConfigDict(extra="ignore", strict=True, allow_inf_nan=False)
     score: float
 
 
@@ -181,7 +208,8 @@ class ScorerRunResult(BaseModel):
     ``score`` is a finite float when ``status == "ok"`` and ``None`` otherwise.
     """
 
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+    # bytes become base64 text in JSON (any bytes can, UTF-8 or not)
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True, ser_json_bytes="base64")
 
     scorer_id: str
     run_id: str
@@ -204,9 +232,16 @@ class ScorerRunResult(BaseModel):
 
     def to_dict(self) -> dict[str, Any]:
         """Return the result as JSON-ready data (step results as plain dicts and lists)."""
-        data = self.model_dump(mode="json", exclude={"judge_usage"})
+        # values of unknown types (numpy arrays, custom objects) are written as their repr
+        data = self.model_dump(mode="json", exclude={"judge_usage"}, fallback=_json_fallback)
         data["judge_usage"] = self.judge_usage.to_dict()
         return data
+
+
+def _json_fallback(value: Any) -> Any:
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=repr)
+    return repr(value)
 
 
 @dataclass
@@ -221,7 +256,8 @@ class _RunState:
 
 
 def _is_finite_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    # numbers.Real covers numpy's scalars too; bool is a Real but never a score
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
 
 
 class Scorer:
@@ -400,7 +436,8 @@ class Scorer:
             returned :func:`not_scorable` (``score`` is ``None``, ``reason`` says why).
 
         Raises:
-            ConfigError: the scorer has no ``generate_score`` step.
+            ConfigError: the scorer has no ``generate_score`` step, ``output`` is ``None``, or
+                ``run_id`` is not a string.
             ScorerRunError: a step raised, or the score is not a finite number; ``.result``
                 holds the partial result with status ``"error"``.
         """
@@ -408,6 +445,12 @@ class Scorer:
             raise ConfigError(
                 f"scorer {self.id!r} cannot run without a generate_score step",
                 field="generate_score",
+            )
+        if output is None:
+            raise ConfigError(f"scorer {self.id!r}: output is required", field="output")
+        if run_id is not None and not isinstance(run_id, str):
+            raise ConfigError(
+                f"run_id must be a string, not {type(run_id).__name__}", field="run_id"
             )
         started = time.perf_counter()
         run = ScorerRun(input, output, ground_truth, request_context, run_id or str(uuid.uuid4()))
@@ -424,7 +467,7 @@ class Scorer:
                         raise ValueError(
                             f"generate_score returned {value!r}; a score must be a finite number"
                         )
-                    value = float(value)
+                    value = float(value)  # a plain float, whatever the step returned
             except Exception as exc:
                 raise self._failure(run, state, started, name, exc) from exc
             state.results = _store(state.results, name, value)
@@ -507,6 +550,8 @@ def create_scorer(
     """
     if not isinstance(id, str) or not id.strip():
         raise ConfigError("a scorer needs a non-empty string id", field="id")
+    if not isinstance(description, str):
+        raise ConfigError("a scorer's description must be a string", field="description")
     if judge is not None and not isinstance(judge, Judge):
         raise ConfigError(
             f"judge must be a scorekit.Judge, not {type(judge).__name__}", field="judge"

@@ -149,3 +149,17 @@ def test_partial_options_keep_other_defaults() -> None:
     # divergence 1: ignore_whitespace=False does not switch ignore_case off
     scorer = create_content_similarity_scorer(ignore_whitespace=False)
     assert scorer.run_sync(input="ABC", output="abc").score == 1.0
+
+
+def test_numpy_scale_is_accepted() -> None:
+    import numpy as np
+
+    scorer = create_content_similarity_scorer(scale=np.int64(2))
+    assert scorer.run_sync(input="night", output="nacht").score == 0.5
+
+
+def test_no_reference_at_all_is_an_error() -> None:
+    from scorekit.errors import ScorerRunError
+
+    with pytest.raises(ScorerRunError, match="no input to compare"):
+        create_content_similarity_scorer().run_sync(output="x")

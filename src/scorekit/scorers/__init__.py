@@ -14,13 +14,23 @@ from typing import Any, Literal
 
 from scorekit.errors import ConfigError
 from scorekit.pipeline import Scorer
+from scorekit.scorers.completeness import create_completeness_scorer
 from scorekit.scorers.content_similarity import create_content_similarity_scorer
+from scorekit.scorers.keyword_coverage import create_keyword_coverage_scorer
+from scorekit.scorers.textual_difference import create_textual_difference_scorer
+from scorekit.scorers.tone import create_tone_scorer
+from scorekit.scorers.tool_call_accuracy import create_tool_call_accuracy_scorer_code
 
 __all__ = [
     "SCORERS",
     "ScorerEntry",
     "ScorerOption",
+    "create_completeness_scorer",
     "create_content_similarity_scorer",
+    "create_keyword_coverage_scorer",
+    "create_textual_difference_scorer",
+    "create_tone_scorer",
+    "create_tool_call_accuracy_scorer_code",
     "get_scorer_entry",
 ]
 
@@ -81,6 +91,41 @@ SCORERS: dict[str, ScorerEntry] = {
             create_content_similarity_scorer,
             "code",
             "Bigram (Dice) similarity of the output and the reference text",
+        ),
+        ScorerEntry(
+            "completeness",
+            "completeness-scorer",
+            create_completeness_scorer,
+            "code",
+            "Share of the reference's content words (nouns, verbs, terms) the output covers",
+        ),
+        ScorerEntry(
+            "keyword-coverage",
+            "keyword-coverage-scorer",
+            create_keyword_coverage_scorer,
+            "code",
+            "Share of the reference's keywords (stop words removed) found in the output",
+        ),
+        ScorerEntry(
+            "textual-difference",
+            "textual-difference-scorer",
+            create_textual_difference_scorer,
+            "code",
+            "Longest-common-subsequence ratio of the output and the reference text",
+        ),
+        ScorerEntry(
+            "tone",
+            "tone-scorer",
+            create_tone_scorer,
+            "code",
+            "Sentiment stability of the output, or closeness to a reference tone",
+        ),
+        ScorerEntry(
+            "code-tool-call-accuracy",
+            "code-tool-call-accuracy-scorer",
+            create_tool_call_accuracy_scorer_code,
+            "code",
+            "Whether the agent called the expected tool, or tools in the expected order",
         ),
     )
 }

@@ -1,0 +1,245 @@
+"""Reading evaluation datasets from JSONL, CSV and TSV files.
+
+Each record becomes an :class:`~scorekit.evals.EvalItem`. Field names are mapped with
+:class:`FieldMap`; a header-less file names its columns by 0-based position (``"5"``). Files are
+UTF-8, with or without a byte-order mark. A record that cannot be read (bad JSON, bytes that are
+not UTF-8, a missing field, a value of the wrong shape, a short row) becomes an item with a
+``load_error`` naming the file, line and field, so it is reported and counted while the other
+records go on. In CSV/TSV files an empty cell means "no value".
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import sys
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from scorekit.errors import ConfigError
+from scorekit.evals import EvalItem
+from scorekit.messages import messages_of
+
+__all__ = ["FieldMap", "read_dataset"]
+
+Format = Literal["jsonl", "csv", "tsv"]
+
+_SUFFIXES: dict[str, Format] = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "tsv"}
+
+
+@dataclass(frozen=True)
+class FieldMap:
+    """Which record field (or, header-less, which 0-based column) holds each item field.
+
+    Attributes:
+        input: the input's field (optional in records).
+        output: the output's field (required in every record).
+        ground_truth: the ground truth's field (optional in records).
+        id: the id's field (optional; the line number is used without it).
+        extra: further fields copied into the item's ``metadata`` under their own names
+            (e.g. a human label to correlate with); required in every record.
+        required: the optional fields (``"input"``, ``"ground_truth"``, ``"id"``) that must
+            be present in every record too — set it for fields the user named explicitly, so
+            that a misspelt name fails instead of being ignored.
+    """
+
+    input: str = "input"
+    output: str = "output"
+    ground_truth: str = "ground_truth"
+    id: str = "id"
+    extra: tuple[str, ...] = field(default_factory=tuple)
+    required: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        unknown = self.required - {"input", "ground_truth", "id"}
+        if unknown:
+            raise ConfigError(
+                f"FieldMap.required takes input, ground_truth and id, not {sorted(unknown)}",
+                field="required",
+            )
+
+    def names_required(self) -> list[str]:
+        """The record field names every record must have, output first."""
+        optional = [
+            getattr(self, name) for name in ("input", "ground_truth", "id") if name in self.required
+        ]
+        return [self.output, *optional, *self.extra]
+
+
+def _detect(path: Path, fmt: Format | None) -> Format:
+    if fmt is not None:
+        return fmt
+    found = _SUFFIXES.get(path.suffix.lower())
+    if found is None:
+        raise ConfigError(
+            f"{path}: cannot tell the format from the suffix {path.suffix!r}; "
+            "name the file .jsonl, .csv or .tsv, or give the format (--format)",
+            field="format",
+        )
+    return found
+
+
+_BAD_BYTE = re.compile("[\udc80-\udcff]")
+"""What a byte that is not UTF-8 becomes when read with ``errors="surrogateescape"``."""
+
+
+def _item(record: Mapping[str, Any], fields: FieldMap, where: str, line: int) -> EvalItem:
+    item_id = record.get(fields.id)
+    if item_id in (None, ""):
+        item_id = line
+    if not isinstance(item_id, (str, int)) or isinstance(item_id, bool):
+        return EvalItem(
+            id=str(line),
+            load_error=f"{where}:{line}: field {fields.id!r}: an id must be a string or an "
+            f"integer, not {type(item_id).__name__}",
+        )
+    item_id = str(item_id)
+    missing = [name for name in fields.names_required() if name not in record]
+    if missing:
+        return EvalItem(id=item_id, load_error=f"{where}:{line}: missing field {missing[0]!r}")
+    values: dict[str, Any] = {"id": item_id, "output": record[fields.output]}
+    for key, name in (("input", fields.input), ("ground_truth", fields.ground_truth)):
+        if record.get(name) is not None:
+            values[key] = record[name]
+    for key in ("input", "output", "ground_truth"):
+        try:
+            messages_of(values.get(key), field=key)
+        except ConfigError as exc:
+            name = getattr(fields, key)
+            return EvalItem(id=item_id, load_error=f"{where}:{line}: field {name!r}: {exc}")
+    values["metadata"] = {"line": line, **{name: record[name] for name in fields.extra}}
+    try:
+        return EvalItem.from_value(values, line)
+    except ConfigError as exc:
+        return EvalItem(id=item_id, load_error=f"{where}:{line}: {exc}")
+
+
+def _jsonl(path: Path, fields: FieldMap) -> Iterator[EvalItem]:
+    with path.open(encoding="utf-8-sig", errors="surrogateescape") as handle:
+        for line, text in enumerate(handle, start=1):
+            if not text.strip():
+                continue
+            if _BAD_BYTE.search(text):
+                yield EvalItem(id=str(line), load_error=f"{path}:{line}: not valid UTF-8")
+                continue
+            try:
+                record = json.loads(text)
+            except json.JSONDecodeError as exc:
+                yield EvalItem(id=str(line), load_error=f"{path}:{line}: invalid JSON ({exc.msg})")
+                continue
+            if not isinstance(record, dict):
+                yield EvalItem(
+                    id=str(line), load_error=f"{path}:{line}: expected a JSON object per line"
+                )
+                continue
+            yield _item(record, fields, str(path), line)
+
+
+def _delimited(
+    path: Path, fields: FieldMap, delimiter: str, header: bool, quoting: bool
+) -> Iterator[EvalItem]:
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+    with path.open(encoding="utf-8-sig", errors="surrogateescape", newline="") as handle:
+        reader = csv.reader(
+            handle, delimiter=delimiter, quoting=csv.QUOTE_MINIMAL if quoting else csv.QUOTE_NONE
+        )
+        names: Sequence[str] | None = None
+        if header:
+            names = next(reader, None)
+            if names is None:
+                return
+            if any(_BAD_BYTE.search(name) for name in names):
+                raise ConfigError(f"{path}: the header is not valid UTF-8", field="data")
+            doubled = sorted({name for name in names if names.count(name) > 1})
+            if doubled:
+                raise ConfigError(
+                    f"{path}: the header names column {doubled[0]!r} more than once",
+                    field=doubled[0],
+                )
+            absent = [name for name in fields.names_required() if name not in names]
+            if absent:
+                raise ConfigError(
+                    f"{path}: no column {absent[0]!r} in the header ({', '.join(names)})",
+                    field=absent[0],
+                )
+        line = reader.line_num + 1
+        for row in reader:
+            start, line = line, reader.line_num + 1  # a quoted cell may span several lines
+            if not row or all(not cell.strip() for cell in row):
+                continue
+            if any(_BAD_BYTE.search(cell) for cell in row):
+                yield EvalItem(id=str(start), load_error=f"{path}:{start}: not valid UTF-8")
+                continue
+            if names is not None:
+                if len(row) != len(names):
+                    yield EvalItem(
+                        id=str(start),
+                        load_error=f"{path}:{start}: {len(row)} columns, the header has "
+                        f"{len(names)}",
+                    )
+                    continue
+                cells: Iterable[tuple[str, str]] = zip(names, row, strict=True)
+            else:
+                cells = ((str(index), cell) for index, cell in enumerate(row))
+            # an empty cell is "no value"; absent optional fields are then left out
+            record: dict[str, Any] = {name: (cell if cell != "" else None) for name, cell in cells}
+            yield _item(record, fields, str(path), start)
+
+
+def read_dataset(
+    path: str | Path,
+    *,
+    fields: FieldMap | None = None,
+    format: Format | None = None,
+    header: bool = True,
+    quoting: bool = True,
+    delimiter: str | None = None,
+) -> Iterator[EvalItem]:
+    """Read a dataset file lazily, one item per record.
+
+    Args:
+        path: a ``.jsonl``/``.ndjson``, ``.csv`` or ``.tsv`` file (UTF-8).
+        fields: the field mapping; defaults to ``input``/``output``/``ground_truth``/``id``.
+        format: overrides the format the suffix implies.
+        header: CSV/TSV: the first row names the columns. Without it, fields are 0-based
+            column numbers (``FieldMap(output="6")``).
+        quoting: CSV/TSV: honour quote characters; turn off for quote-free files whose text
+            contains bare quotes (STS-B).
+        delimiter: CSV/TSV: overrides ``,`` (csv) or tab (tsv).
+
+    Yields:
+        Items; a record that cannot be read yields an item whose ``load_error`` names the file,
+        line and field.
+
+    Raises:
+        ConfigError: the file does not exist or is a directory, its format is unknown, the
+            delimiter is not one character, or (with a header) a required column is absent, a
+            column name is doubled or the header is not UTF-8.
+    """
+    source = Path(path)
+    if source.is_dir():
+        raise ConfigError(f"{source}: is a directory, not a dataset file", field="data")
+    if not source.is_file():
+        raise ConfigError(f"{source}: no such file", field="data")
+    fields = fields or FieldMap()
+    kind = _detect(source, format)
+    if delimiter is not None and len(delimiter) != 1:
+        raise ConfigError(
+            f"the delimiter must be one character, got {delimiter!r}", field="delimiter"
+        )
+    if kind == "jsonl":
+        return _jsonl(source, fields)
+    separator = delimiter or ("\t" if kind == "tsv" else ",")
+    generator = _delimited(source, fields, separator, header, quoting)
+    # check the header now, so a wrong column name fails before any scoring starts
+    first = next(generator, None)
+
+    def chained() -> Iterator[EvalItem]:
+        if first is not None:
+            yield first
+            yield from generator
+
+    return chained()

@@ -1,0 +1,130 @@
+"""Tone: how steady the output's sentiment is, or how close it is to a reference tone.
+
+Score range ``[0, 1]``; 1 means a steady tone (or exactly the reference's sentiment).
+
+Formula (Mastra evals 1.10.2 tone), over the output's text only (the input is ignored), with
+``comparative`` the AFINN-165 sentiment per token of npm sentiment 5.0.2
+(:func:`scorekit.text.sentiment.comparative`):
+
+* with ``reference_tone``: ``difference = |comparative(output) − comparative(reference_tone)|``
+  and score = ``max(0, 1 − difference)``;
+* without it (stability): sentences are the matches of ``[^.!?]+[.!?]+`` (the whole text when
+  there are none; text after the last ``.``/``!``/``?`` is ignored, as in Mastra); score =
+  ``max(0, 1 − variance)`` with the population variance of the sentences' ``comparative``.
+
+An empty ``reference_tone`` counts as none (Mastra tests it for truth).
+
+Divergences (docs/divergences.md): 2 (code points), 3 (JS whitespace), 15 (no JS prototype
+lookup of negators).
+"""
+
+from __future__ import annotations
+
+import re
+
+from scorekit.errors import ConfigError
+from scorekit.messages import joined_text
+from scorekit.pipeline import Scorer, StepContext, create_scorer
+from scorekit.text.sentiment import comparative
+
+__all__ = ["SCORER_ID", "create_tone_scorer", "sentiment_stability", "tone_match"]
+
+SCORER_ID = "tone-scorer"
+"""The scorer's stable id (Mastra's)."""
+
+_SENTENCE = re.compile(r"[^.!?]+[.!?]+")
+
+
+def tone_match(response: float, reference: float) -> float:
+    """Return ``max(0, 1 − |response − reference|)``.
+
+    Args:
+        response: the output's comparative sentiment.
+        reference: the reference tone's comparative sentiment.
+
+    Returns:
+        A float in ``[0, 1]``.
+    """
+    return max(0.0, 1 - abs(response - reference))
+
+
+def sentiment_stability(sentiments: list[float]) -> tuple[float, float, float]:
+    """Return ``(score, mean, variance)`` of per-sentence sentiments.
+
+    Formula (Mastra evals 1.10.2 tone): mean and population variance summed left to right (as
+    JS ``reduce`` does, not Python's compensated ``sum``); score = ``max(0, 1 − variance)``.
+
+    Args:
+        sentiments: at least one comparative sentiment.
+
+    Returns:
+        The score in ``[0, 1]``, the mean and the variance (``>= 0``).
+
+    Example:
+        >>> sentiment_stability([0.5, -0.5])
+        (0.75, 0.0, 0.25)
+    """
+    total = 0.0
+    for value in sentiments:
+        total += value
+    mean = total / len(sentiments)
+    squares = 0.0
+    for value in sentiments:
+        squares += (value - mean) ** 2
+    variance = squares / len(sentiments)
+    return max(0.0, 1 - variance), mean, variance
+
+
+def create_tone_scorer(reference_tone: str | None = None) -> Scorer:
+    """Create the Tone scorer.
+
+    Args:
+        reference_tone: a text whose sentiment the output should match; ``None`` or ``""``
+            scores the stability of the output's own tone instead.
+
+    Returns:
+        A scorer whose ``preprocess_step_result`` is ``{"score", "response_sentiment",
+        "reference_sentiment", "difference"}`` with a reference tone, else ``{"score",
+        "avg_sentiment", "sentiment_variance"}``; the score is its ``score`` (in ``[0, 1]``).
+
+    Raises:
+        ConfigError: ``reference_tone`` is not a string.
+
+    Example:
+        >>> create_tone_scorer().run_sync(output="This is a great product.").score
+        1.0
+    """
+    if reference_tone is not None and not isinstance(reference_tone, str):
+        raise ConfigError(
+            f"reference_tone must be a string, not {type(reference_tone).__name__}",
+            field="reference_tone",
+        )
+
+    def preprocess(ctx: StepContext) -> dict[str, float]:
+        text = joined_text(ctx.run.output, field="output")
+        if reference_tone:
+            response = comparative(text)
+            reference = comparative(reference_tone)
+            return {
+                "score": tone_match(response, reference),
+                "response_sentiment": response,
+                "reference_sentiment": reference,
+                "difference": abs(response - reference),
+            }
+        sentences = _SENTENCE.findall(text) or [text]
+        score, mean, variance = sentiment_stability([comparative(s) for s in sentences])
+        return {"score": score, "avg_sentiment": mean, "sentiment_variance": variance}
+
+    def generate_score(ctx: StepContext) -> float:
+        score: float = ctx.results.preprocess_step_result["score"]
+        return score
+
+    return (
+        create_scorer(
+            SCORER_ID,
+            name="Tone Scorer",
+            description="Sentiment stability of the output, or its distance to a reference tone",
+        )
+        .preprocess(preprocess)
+        .generate_score(generate_score)
+    )

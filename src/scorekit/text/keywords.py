@@ -1,0 +1,102 @@
+"""Keyword extraction identical to npm ``keyword-extractor`` 0.0.28, as Mastra calls it.
+
+Mastra evals 1.10.2 keyword-coverage calls ``extract(text, {language: 'english',
+remove_digits: true, return_changed_case: true, remove_duplicates: true})``
+(mastra-scorers.md §2.2). The algorithm:
+
+1. Empty text gives ``[]``. HTML tags (``<[^>]+>``) are removed, then the text is trimmed with JS
+   ``trim``; empty again gives ``[]``.
+2. The text is split on *single* JS whitespace characters, so runs of spaces give empty tokens
+   (which are then dropped).
+3. A token containing ``http://`` or ``https://`` is kept as is. Any other token loses every
+   ``. , ; ! ? ( ) : "`` and curly quote, a leading ``'`` and a trailing ``'``. A token left with
+   one character also loses ``_ @ & #``. A token made only of ASCII digits is dropped.
+4. Tokens whose lowercase form is in the English SMART stop list (571 entries, shipped in
+   ``data/stopwords_en.txt``) are dropped; the others are returned lowercased (URLs keep their
+   case), first occurrence first, without duplicates.
+
+Lengths are Python code points, not UTF-16 units (``divergences.md`` row 2): a one-emoji token
+counts as one character here and two in JS, which only matters for the ``_ @ & #`` rule, where it
+changes nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from importlib import resources
+
+from scorekit.text.whitespace import JS_WS_CLASS, js_trim
+
+__all__ = ["extract_keywords", "stopwords_en"]
+
+_HTML_TAG = re.compile(r"<[^>]+>")
+_SPLIT = re.compile(JS_WS_CLASS)
+# JS /https?:\/\/.*[\r\n]*/ without anchors: the token merely has to contain the scheme.
+_URL = re.compile(r"https?://")
+# One pass over the original token, as JS's global replace does: `^'`/`'$` see the token's ends
+# before the other characters are removed.
+_PUNCTUATION = re.compile("\\.|,|;|!|\\?|\\(|\\)|:|\"|\\A'|'\\Z|\u201c|\u201d|\u2018|\u2019")
+_ODD_SINGLE = re.compile("[_@&#]")
+_ASCII_DIGITS = re.compile("[0-9]+")
+
+
+@functools.cache
+def stopwords_en() -> frozenset[str]:
+    """Return the English SMART stop list of keyword-extractor 0.0.28 (570 distinct words).
+
+    Loaded once from ``scorekit/text/data/stopwords_en.txt`` (see ``data/README.md`` for source
+    and licence).
+    """
+    text = resources.files("scorekit.text").joinpath("data/stopwords_en.txt").read_text("utf-8")
+    return frozenset(line for line in text.split("\n") if line)
+
+
+def _clean_token(token: str) -> str:
+    if _URL.search(token):
+        return token
+    word = _PUNCTUATION.sub("", token)
+    if len(word) == 1:
+        word = _ODD_SINGLE.sub("", word)
+    if _ASCII_DIGITS.fullmatch(word):
+        return ""
+    return word
+
+
+def extract_keywords(text: str) -> list[str]:
+    """Return the keywords of ``text`` as keyword-extractor 0.0.28 does for Mastra.
+
+    Source: npm ``keyword-extractor`` 0.0.28 ``extract`` with the options of Mastra evals 1.10.2
+    keyword-coverage (see the module docstring for the steps).
+
+    Args:
+        text: any string; ``""`` gives ``[]``.
+
+    Returns:
+        The keywords in order of first occurrence, lowercased except URLs, without duplicates
+        and without stop words.
+
+    Example:
+        >>> extract_keywords("Don't stop believing, it's 2024!")
+        ['stop', 'believing']
+    """
+    if not text:
+        return []
+    stripped = js_trim(_HTML_TAG.sub("", text))
+    if not stripped:
+        return []
+    stop = stopwords_en()
+    seen: set[str] = set()
+    keywords: list[str] = []
+    for token in _SPLIT.split(stripped):
+        word = _clean_token(token)
+        if not word:
+            continue
+        lower = word.lower()
+        if lower in stop:
+            continue
+        result = word if _URL.search(word) else lower
+        if result not in seen:
+            seen.add(result)
+            keywords.append(result)
+    return keywords

@@ -1,0 +1,139 @@
+"""Sentiment scoring identical to npm ``sentiment`` 5.0.2 (AFINN-165 plus emoji), as Mastra uses it.
+
+Mastra evals 1.10.2 tone calls ``new Sentiment().analyze(text).comparative``
+(mastra-scorers.md §2.3):
+
+* Tokenise: lowercase; ``\\n`` → space; each of ``. , / # ! ? $ % ^ & * ; : { } = _ ` " ~ ( )`` →
+  space; runs of two or more JS whitespace characters → one space; JS ``trim``; split on ``" "``.
+  A lone tab therefore does not separate words, and ``""`` gives one empty token.
+* Score: the sum over tokens found in the label map (AFINN-165, 3382 words, plus 767 emoji) of
+  their value, negated when the previous token is a negator (``not``, ``don't``, ...).
+* ``comparative = score / number_of_tokens``.
+
+Data files are in ``data/`` (source and licence in ``data/README.md``), loaded once.
+
+One deliberate difference (``docs/divergences.md``): npm sentiment looks negators up in a plain JS
+object, so a token preceded by ``constructor`` (an inherited property of every JS object) is
+negated. scorekit looks up only the 12 listed negators.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+
+from scorekit.text.whitespace import JS_WS_CLASS, js_trim
+
+__all__ = [
+    "SentimentResult",
+    "analyze",
+    "comparative",
+    "sentiment_labels",
+    "sentiment_negators",
+    "tokenize",
+]
+
+_SPECIAL = re.compile(r"[.,/#!?$%^&*;:{}=_`\"~()]")
+_WS_RUN = re.compile(f"{JS_WS_CLASS}{JS_WS_CLASS}+")
+
+
+def _load_json(name: str) -> dict[str, int]:
+    text = resources.files("scorekit.text").joinpath(f"data/{name}").read_text("utf-8")
+    raw = json.loads(text)
+    return {str(key): int(value) for key, value in raw.items()}
+
+
+@functools.cache
+def sentiment_labels() -> Mapping[str, int]:
+    """Return the word/emoji → valence map: AFINN-165 (3382 words) merged with 767 emoji.
+
+    Values are integers in −5..5. Loaded once from ``data/afinn165_labels.json`` and
+    ``data/emoji_sentiment.json``; the emoji are merged over the words as npm sentiment does
+    (the two key sets are disjoint).
+    """
+    labels = _load_json("afinn165_labels.json")
+    labels.update(_load_json("emoji_sentiment.json"))
+    return labels
+
+
+@functools.cache
+def sentiment_negators() -> frozenset[str]:
+    """Return the 12 English negators of npm sentiment 5.0.2 (``data/sentiment_negators.json``)."""
+    return frozenset(_load_json("sentiment_negators.json"))
+
+
+def tokenize(text: str) -> list[str]:
+    """Split ``text`` into tokens exactly as npm sentiment 5.0.2 does (see the module docstring).
+
+    Args:
+        text: any string.
+
+    Returns:
+        At least one token (``""`` gives ``[""]``).
+    """
+    lowered = text.lower().replace("\n", " ")
+    return js_trim(_WS_RUN.sub(" ", _SPECIAL.sub(" ", lowered))).split(" ")
+
+
+@dataclass(frozen=True)
+class SentimentResult:
+    """The sentiment of one text."""
+
+    score: int
+    """Sum of the (possibly negated) valences of the tokens found in the label map."""
+    tokens: tuple[str, ...]
+    """The tokens, in order (at least one)."""
+
+    @property
+    def comparative(self) -> float:
+        """``score / len(tokens)``, a finite float (0.0 for no tokens)."""
+        return self.score / len(self.tokens) if self.tokens else 0.0
+
+
+def analyze(text: str) -> SentimentResult:
+    """Score ``text`` with AFINN-165 and emoji valences (npm sentiment 5.0.2 ``analyze``).
+
+    Args:
+        text: any string.
+
+    Returns:
+        The integer score and the tokens.
+
+    Example:
+        >>> analyze("I am not happy").score
+        -3
+    """
+    labels = sentiment_labels()
+    negators = sentiment_negators()
+    tokens = tokenize(text)
+    score = 0
+    for index, token in enumerate(tokens):
+        value = labels.get(token)
+        if value is None:
+            continue
+        if index > 0 and tokens[index - 1] in negators:
+            value = -value
+        score += value
+    return SentimentResult(score=score, tokens=tuple(tokens))
+
+
+def comparative(text: str) -> float:
+    """Return npm sentiment's ``comparative`` score of ``text``: valence sum per token.
+
+    Source: npm ``sentiment`` 5.0.2, used by Mastra evals 1.10.2 tone.
+
+    Args:
+        text: any string.
+
+    Returns:
+        ``score / number_of_tokens``; unbounded in principle, in practice within −5..5.
+
+    Example:
+        >>> comparative("I love this amazing product!")
+        1.4
+    """
+    return analyze(text).comparative

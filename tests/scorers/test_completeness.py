@@ -1,0 +1,141 @@
+from __future__ import annotations
+
+import pytest
+
+from scorekit.errors import ConfigError, ScorerRunError
+from scorekit.scorers.completeness import coverage, create_completeness_scorer
+from tests.conformance import cases_for, run_args
+
+CASES = cases_for("completeness")
+
+# Measured with benchmarks/completeness_parity.py: 50 of 50 scored cases exact. The floor below
+# leaves room for tagger updates; every case must stay within the 0.15.
+EXACT_FLOOR = 0.9
+MAX_DIFFERENCE = 0.15
+
+
+def test_corpus_share_and_largest_difference() -> None:
+    scorer = create_completeness_scorer()
+    exact, scored, worst = 0, 0, 0.0
+    for case, expected in CASES:
+        if "error" in expected:
+            continue
+        result = scorer.run_sync(**run_args(case))
+        assert result.status == "ok", case["id"]
+        assert result.score is not None
+        scored += 1
+        exact += result.score == expected["score"]
+        worst = max(worst, abs(result.score - expected["score"]))
+    assert scored == 50
+    assert exact / scored >= EXACT_FLOOR
+    assert worst <= MAX_DIFFERENCE
+
+
+@pytest.mark.parametrize(
+    ("case", "expected"),
+    [(c, e) for c, e in CASES if "error" in e],
+    ids=lambda v: v.get("id", ""),
+)
+def test_corpus_errors(case: dict, expected: dict) -> None:
+    with pytest.raises(ScorerRunError):
+        create_completeness_scorer().run_sync(**run_args(case))
+
+
+SPEC_VECTORS = [
+    (
+        "The quick brown fox jumps over the lazy dog",
+        "The quick brown fox jumps over the lazy dog",
+        1.0,
+    ),
+    ("The quick brown fox jumps over the lazy dog", "The fox jumps over the dog", 0.625),
+    ("The weather is sunny today", "I like to eat pizza", 0.0),
+    ("", "", 1.0),
+    ("", "some text", 0.0),
+    ("   \n  ", "  \n  ", 1.0),
+    ("apples, oranges, and bananas", "apples and bananas", 0.75),
+    ("cat cat cat cats", "cat cats", 1.0),
+    ("What is the capital of France?", "Paris is the capital of France.", 0.8333333333333334),
+    ("Café résumé naïve", "cafe resume naive", 1.0),
+    ("The children were playing games.", "Kids play games.", 0.5),
+]
+
+
+@pytest.mark.parametrize(("reference", "output", "score"), SPEC_VECTORS)
+def test_spec_vectors(reference: str, output: str, score: float) -> None:
+    assert create_completeness_scorer().run_sync(input=reference, output=output).score == score
+
+
+def test_step_result_shape() -> None:
+    result = create_completeness_scorer().run_sync(
+        input="apples, oranges, and bananas", output="apples and bananas"
+    )
+    step = result.preprocess_step_result
+    assert step["missing_elements"] == ["oranges"]
+    assert step["element_counts"] == {"input": 4, "output": 3}
+    assert sorted(step["input_elements"]) == ["and", "apples", "bananas", "oranges"]
+    assert result.analyze_step_result is None
+    assert result.reason is None
+
+
+@pytest.mark.parametrize(
+    ("reference", "output", "expected"),
+    [
+        (["jump", "fox"], ["jumps"], 0.5),  # 4/5 > 0.6
+        (["running"], ["run"], 0.0),  # 3/7 <= 0.6
+        (["run"], ["running"], 0.0),  # short words need equality
+        (["abcde"], ["abc"], 0.0),  # 3/5 = 0.6 is not > 0.6
+        (["abcde"], ["abcd"], 1.0),  # 4/5
+        (["abcd"], ["xabcdyz"], 0.0),  # 4/7 <= 0.6
+        (["abcd"], ["xabcd"], 1.0),  # the output element may be the longer one
+        ([], [], 1.0),
+        ([], ["x"], 0.0),
+        (["a"], [], 0.0),
+    ],
+)
+def test_coverage(reference: list[str], output: list[str], expected: float) -> None:
+    assert coverage(reference, output) == expected
+
+
+@pytest.mark.parametrize(
+    ("reference", "output", "score"),
+    [
+        ("東京は日本の首都です。", "東京", 1.0),  # no ASCII words on either side
+        ("東京は日本の首都です。", "Tokyo", 0.0),
+        ("مرحبا بالعالم", "مرحبا", 1.0),
+        ("Привет мир", "hello world", 0.0),
+        ("   ", "", 1.0),
+        ("", "   ", 1.0),
+    ],
+)
+def test_non_english_and_whitespace(reference: str, output: str, score: float) -> None:
+    result = create_completeness_scorer().run_sync(input=reference, output=output)
+    assert result.status == "ok"
+    assert result.score == score
+
+
+def test_very_long_inputs() -> None:
+    text = "The agent answered the question and the judge scored the answer. " * 160  # ~10k chars
+    result = create_completeness_scorer().run_sync(input=text, output=text[: len(text) // 2])
+    assert result.score == 1.0
+
+
+def test_ground_truth_is_the_reference_when_given() -> None:
+    scorer = create_completeness_scorer()
+    result = scorer.run_sync(input="Tell me", output="apples and bananas", ground_truth="apples")
+    assert result.score == 1.0
+    forced = create_completeness_scorer(compare_to="input").run_sync(
+        input="apples", output="bananas", ground_truth="bananas"
+    )
+    assert forced.score == 0.0
+
+
+def test_missing_output_is_an_error() -> None:
+    with pytest.raises(ConfigError) as info:
+        create_completeness_scorer().run_sync(input="a", output=None)
+    assert info.value.field == "output"
+
+
+def test_bad_compare_to() -> None:
+    with pytest.raises(ConfigError) as info:
+        create_completeness_scorer(compare_to="output")  # type: ignore[arg-type]
+    assert info.value.field == "compare_to"

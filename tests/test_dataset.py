@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from scorekit.dataset import FieldMap, read_dataset
+from scorekit.errors import ConfigError
+
+
+def test_jsonl_with_a_malformed_line(tmp_path: Path) -> None:
+    path = tmp_path / "d.jsonl"
+    path.write_text(
+        json.dumps({"id": "a", "input": "q", "output": "o", "ground_truth": "g"}) + "\n"
+        "{not json\n"
+        "\n" + json.dumps({"input": "q2"}) + "\n" + json.dumps({"output": "o3", "label": 2}) + "\n",
+        encoding="utf-8",
+    )
+    items = list(read_dataset(path))
+    assert [i.id for i in items] == ["a", "2", "4", "5"]
+    assert items[0].ground_truth == "g" and items[0].load_error is None
+    assert items[1].load_error is not None and f"{path}:2: invalid JSON" in items[1].load_error
+    assert items[2].load_error == f"{path}:4: missing field 'output'"
+    assert items[3].output == "o3" and items[3].input is None
+
+
+def test_csv_with_header_and_mapping(tmp_path: Path) -> None:
+    path = tmp_path / "d.csv"
+    path.write_text('q,answer,ref\n"Hi, you",hello,"hello"\nshort\n', encoding="utf-8")
+    fields = FieldMap(input="q", output="answer", ground_truth="ref")
+    items = list(read_dataset(path, fields=fields))
+    assert items[0].input == "Hi, you" and items[0].output == "hello"
+    assert items[0].id == "2"
+    assert items[1].load_error == f"{path}:3: 1 columns, the header has 3"
+
+
+def test_missing_column_fails_before_scoring(tmp_path: Path) -> None:
+    path = tmp_path / "d.csv"
+    path.write_text("input,answer\nq,a\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="no column 'output'") as info:
+        read_dataset(path)
+    assert info.value.field == "output"
+
+
+def test_headerless_quote_free_tsv(tmp_path: Path) -> None:
+    path = tmp_path / "d.tsv"
+    path.write_text('x\t3.5\tA "quoted\tB\n', encoding="utf-8")
+    fields = FieldMap(ground_truth="2", output="3", extra=("1",))
+    [item] = read_dataset(path, fields=fields, header=False, quoting=False)
+    assert item.ground_truth == 'A "quoted' and item.output == "B"
+    assert item.metadata["1"] == "3.5"
+
+
+def test_missing_file_and_unknown_suffix(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="no such file"):
+        read_dataset(tmp_path / "nope.jsonl")
+    other = tmp_path / "d.parquet"
+    other.write_text("x")
+    with pytest.raises(ConfigError, match="cannot tell the format"):
+        read_dataset(other)

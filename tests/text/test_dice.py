@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from scorekit.text import dice
+from scorekit.text.dice import dice_similarity
+
+
+def naive_shared(a: str, b: str) -> int:
+    """The reference algorithm of string-similarity 4.0.4, step by step."""
+    counts: dict[str, int] = {}
+    for i in range(len(a) - 1):
+        counts[a[i : i + 2]] = counts.get(a[i : i + 2], 0) + 1
+    shared = 0
+    for i in range(len(b) - 1):
+        bigram = b[i : i + 2]
+        if counts.get(bigram, 0) > 0:
+            counts[bigram] -= 1
+            shared += 1
+    return shared
+
+
+ALPHABETS = {
+    "small": "ab",
+    "english": "abcdefghijklmnopqrstuvwxyz.,'",
+    "mixed": "aé漢字😀😃ж\u0645",
+}
+
+
+@pytest.mark.parametrize("alphabet", ALPHABETS.values(), ids=ALPHABETS.keys())
+@pytest.mark.parametrize("length", [2, 3, 50, 400, 3000])
+def test_both_counts_equal_the_reference(alphabet: str, length: int) -> None:
+    rng = random.Random(length * 7 + len(alphabet))
+    for _ in range(5):
+        a = "".join(rng.choice(alphabet) for _ in range(length))
+        b = "".join(rng.choice(alphabet) for _ in range(rng.randint(2, length + 2)))
+        expected = naive_shared(a, b)
+        assert dice._shared_bigrams_dict(a, b) == expected
+        assert dice._shared_bigrams_vector(a, b) == expected
+
+
+def test_large_alphabet_takes_the_sorted_path() -> None:
+    # 1,500 distinct characters: 2.25 M bins, above the dense limit
+    rng = random.Random(1)
+    alphabet = [chr(0x4E00 + i) for i in range(1500)]
+    a = "".join(rng.choice(alphabet) for _ in range(5000))
+    b = a[:2500] + "".join(rng.choice(alphabet) for _ in range(2500))
+    assert len(set(a + b)) ** 2 > dice._MAX_BINS
+    assert dice._shared_bigrams_vector(a, b) == naive_shared(a, b)
+
+
+def test_long_texts_use_the_exact_formula() -> None:
+    a = "the cat sat on the mat " * 50
+    b = "the dog sat on the log " * 50
+    ja, jb = a.replace(" ", ""), b.replace(" ", "")
+    assert dice_similarity(a, b) == 2 * naive_shared(ja, jb) / (len(ja) + len(jb) - 2)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("  a \t\n b  ", "a b"),
+        ("a\ufeffb", "a b"),  # U+FEFF is JS whitespace
+        ("a\x85b \x1f c", "a\x85b \x1f c"),  # U+0085 and U+001F are not
+        ("\u3000a\u2003b\u00a0", "a b"),
+        ("", ""),
+    ],
+)
+def test_collapse_whitespace_follows_js(text: str, expected: str) -> None:
+    from scorekit.text import collapse_whitespace
+
+    assert collapse_whitespace(text) == expected
+
+
+def test_lone_surrogates_count_like_any_character() -> None:
+    a, b = "ab\ud800" * 100, "ab\ud800c" * 100
+    expected = 2 * naive_shared(a, b) / (len(a) + len(b) - 2)
+    assert dice_similarity(a, b) == expected
+    assert dice_similarity("ab\ud800", "ab\ud800c") == 0.8

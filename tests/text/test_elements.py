@@ -1,0 +1,56 @@
+import pytest
+
+from scorekit.text.elements import clean_words, extract_elements
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("Café résumé naïve", ["cafe", "resume", "naive"]),
+        ("İstanbul", ["istanbul"]),
+        ("straße", ["stra", "e"]),
+        ("getUserName", ["getusername"]),
+        ("Привет 東京", []),
+        ("state-of-the-art", ["state", "of", "the", "art"]),
+        ("3.14159", ["3", "14159"]),
+    ],
+)
+def test_clean_words(text: str, words: list[str]) -> None:
+    assert clean_words(text) == words
+
+
+@pytest.mark.parametrize(
+    ("text", "elements"),
+    [
+        ("", []),
+        ("   \n  ", []),
+        ("東京は日本の首都です。", []),
+        ("مرحبا بالعالم", []),
+        ("Привет мир", []),
+        ("The children were playing games.", ["the", "children", "games", "play"]),
+        ("The weather is sunny today", ["the", "weather", "today", "be", "sunny"]),
+        ("She was running home.", ["she", "home", "run"]),
+        ("I had pasta for dinner.", ["i", "pasta", "dinner", "have", "for"]),
+        ("The dog is not barking.", ["the", "dog", "does", "not", "bark"]),
+        ("They did not go.", ["they", "do", "not", "go"]),
+        ("It's raining.", ["it", "s", "rain"]),
+        ("Japan's growth", ["japan", "s", "growth"]),
+        ("I can't swim", ["i", "do", "not", "swim"]),
+        ("It cannot work", ["it", "does", "not", "work"]),
+    ],
+)
+def test_extract_elements(text: str, elements: list[str]) -> None:
+    assert sorted(extract_elements(text)) == sorted(elements)
+
+
+def test_long_text() -> None:
+    text = "The agent answered the question and the judge scored the answer. " * 200
+    assert set(extract_elements(text)) == {
+        "the",
+        "agent",
+        "question",
+        "judge",
+        "answer",
+        "and",
+        "score",
+    }

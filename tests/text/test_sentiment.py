@@ -1,0 +1,73 @@
+import pytest
+
+from scorekit.text.sentiment import (
+    analyze,
+    comparative,
+    sentiment_labels,
+    sentiment_negators,
+    tokenize,
+)
+from tests.conformance import cases_for as corpus_cases
+
+
+def test_data_sizes() -> None:
+    labels = sentiment_labels()
+    assert len(labels) == 3382 + 767
+    assert (labels["love"], labels["amazing"], labels["good"], labels["terrible"]) == (3, 4, 3, -3)
+    assert labels["\U0001f602"] == 1  # face with tears of joy
+    assert len(sentiment_negators()) == 12
+
+
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        ("", [""]),
+        ("Hello, World!", ["hello", "world"]),
+        ("a\tb", ["a\tb"]),  # a lone tab is no separator
+        ("a\t\tb", ["a", "b"]),
+        ("a\nb", ["a", "b"]),
+        ("don't (stop)", ["don't", "stop"]),
+        ("x_y=z", ["x", "y", "z"]),
+        ("\ufeffok\u00a0", ["ok"]),
+    ],
+)
+def test_tokenize(text: str, tokens: list[str]) -> None:
+    assert tokenize(text) == tokens
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I love this amazing product!", 1.4),
+        ("This product is wonderful and fantastic!", 1.3333333333333333),
+        ("This is terrible and disappointing.", -1.0),
+        ("This is excellent and amazing!", 1.4),
+        ("helpful, professional, and knowledgeable", 0.5),
+        ("I am glad to help you with that.", 0.625),
+        ("I am not happy", -0.75),
+        ("", 0.0),
+        ("Привет мир", 0.0),
+        ("\U0001f60d great", 3.0),
+        ("constructor good", 1.5),  # no JS prototype lookup: see docs/divergences.md
+    ],
+)
+def test_comparative(text: str, expected: float) -> None:
+    assert comparative(text) == expected
+
+
+def test_negation_applies_to_next_token_only() -> None:
+    assert analyze("not good good").score == 0
+    assert analyze("don't like").score == -2
+
+
+REFERENCE_CASES = [
+    (case, expected)
+    for case, expected in corpus_cases("tone")
+    if (case.get("options") or {}).get("referenceTone")
+]
+
+
+@pytest.mark.parametrize(("case", "expected"), REFERENCE_CASES, ids=lambda v: v.get("id", ""))
+def test_reference_mode_matches_corpus(case: dict, expected: dict) -> None:
+    step = expected["preprocessStepResult"]
+    assert comparative(case["options"]["referenceTone"]) == step["referenceSentiment"]
