@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import json
+import os
 import threading
 import urllib.request
 from typing import Any
@@ -90,6 +91,12 @@ class LocalServer:
             params.port = 0  # the OS picks a free port
             params.hostnames = [_HOST]
             params.verbosity = -1
+            # half the CPUs: llama.cpp's worker threads spin while they wait for each other, so
+            # using every core stalls badly when anything else runs (tests, the scorer's own
+            # threads, other processes)
+            threads = max(1, (os.cpu_count() or 2) // 2)
+            params.cpuparams.n_threads = threads
+            params.cpuparams_batch.n_threads = threads
             try:
                 server = xllamacpp.Server(params)
             except Exception as exc:  # the binding raises plain exceptions on load failures
