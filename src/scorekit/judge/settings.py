@@ -9,6 +9,7 @@ does (:mod:`scorekit.judge.providers`).
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,7 +81,7 @@ class JudgeSettings:
         """
         if not isinstance(cache, bool):
             raise ConfigError(f"cache must be true or false, got {cache!r}", field="cache")
-        if cache_dir is not None and not isinstance(cache_dir, (str, Path)):
+        if cache_dir is not None and not isinstance(cache_dir, (str, os.PathLike)):
             raise ConfigError(
                 f"cache_dir must be a path, not {type(cache_dir).__name__}", field="cache_dir"
             )
