@@ -15,11 +15,17 @@ $(STAMP): pyproject.toml constraints.txt
 
 venv: $(STAMP)
 
-## demo: score 879 real STS-B sentence pairs with content similarity; print agreement with humans
+## demo: the main job on real data. 879 STS-B pairs through content similarity (agreement with
+## the human scores), then 50 ExpertQA RAG answers through five scorers, two of them with an LLM
+## judge ($$SCOREKIT_MODEL, else the tiny local/smollm2). Results go to .scorekit/scorekit.db,
+## HTML reports to .scorekit/*.html.
 demo: venv
 	$(BIN)/scorekit run examples/stsb/sts-test-non-msr.tsv \
-		--no-header --no-quote --id-field 3 --ground-truth-field 5 --output-field 6 \
-		--scorer content-similarity --correlate 4 --out .scorekit/demo-results.jsonl
+		--no-header --no-quote --ground-truth-field 5 --output-field 6 \
+		--scorer content-similarity --correlate 4 --name stsb-content-similarity \
+		--out .scorekit/demo-results.jsonl --report .scorekit/stsb-report.html
+	$(BIN)/scorekit run examples/expertqa/expertqa.yaml --report .scorekit/expertqa-report.html
+	@echo "database: .scorekit/scorekit.db (scorekit runs | show latest | report latest -o FILE)"
 
 ## test: lint, strict type check and the test suite
 test: lint typecheck unit
@@ -37,6 +43,7 @@ unit: venv
 bench: venv
 	$(BIN)/python benchmarks/bench_content_similarity.py
 	$(BIN)/python benchmarks/bench_judge.py
+	$(BIN)/python benchmarks/bench_run_evals.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

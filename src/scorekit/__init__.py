@@ -15,7 +15,9 @@ from scorekit.errors import (
     JudgeUnavailableError,
     ScorekitError,
     ScorerRunError,
+    StoreError,
 )
+from scorekit.evals import EvalItem, EvalRunResult, run_evals, run_evals_sync
 from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel, JudgeUsage
 from scorekit.pipeline import (
@@ -33,6 +35,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ConfigError",
+    "EvalItem",
+    "EvalRunResult",
     "Judge",
     "JudgeContextWindowError",
     "JudgeError",
@@ -50,6 +54,9 @@ __all__ = [
     "ScorerRunError",
     "ScorerRunResult",
     "StepContext",
+    "StoreError",
     "create_scorer",
     "not_scorable",
+    "run_evals",
+    "run_evals_sync",
 ]

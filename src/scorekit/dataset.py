@@ -15,7 +15,7 @@ import json
 import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -39,19 +39,25 @@ class FieldMap:
         output: the output's field (required in every record).
         ground_truth: the ground truth's field (optional in records).
         id: the id's field (optional; the line number is used without it).
+        context: the field of the retrieved context pieces (optional): a list of strings (in
+            CSV/TSV, a cell holding a JSON list), or one string for a single piece.
         extra: further fields copied into the item's ``metadata`` under their own names
             (e.g. a human label to correlate with); required in every record.
         required: the optional fields (``"input"``, ``"ground_truth"``, ``"id"``) that must
             be present in every record too — set it for fields the user named explicitly, so
             that a misspelt name fails instead of being ignored.
+        output_required: whether every record must have the output field; off when a target
+            produces the outputs (records then need the input field instead).
     """
 
     input: str = "input"
     output: str = "output"
     ground_truth: str = "ground_truth"
     id: str = "id"
+    context: str = "context"
     extra: tuple[str, ...] = field(default_factory=tuple)
     required: frozenset[str] = frozenset()
+    output_required: bool = True
 
     def __post_init__(self) -> None:
         unknown = self.required - {"input", "ground_truth", "id"}
@@ -66,6 +72,8 @@ class FieldMap:
         optional = [
             getattr(self, name) for name in ("input", "ground_truth", "id") if name in self.required
         ]
+        if not self.output_required:
+            return [*optional, *self.extra]
         return [self.output, *optional, *self.extra]
 
 
@@ -86,6 +94,19 @@ _BAD_BYTE = re.compile("[\udc80-\udcff]")
 """What a byte that is not UTF-8 becomes when read with ``errors="surrogateescape"``."""
 
 
+def _context(value: Any) -> Any:
+    """A context cell: a list as is; a string holding a JSON list, parsed; else one piece."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    if text.startswith("["):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            pass
+    return [value]
+
+
 def _item(record: Mapping[str, Any], fields: FieldMap, where: str, line: int) -> EvalItem:
     item_id = record.get(fields.id)
     if item_id in (None, ""):
@@ -100,11 +121,19 @@ def _item(record: Mapping[str, Any], fields: FieldMap, where: str, line: int) ->
     missing = [name for name in fields.names_required() if name not in record]
     if missing:
         return EvalItem(id=item_id, load_error=f"{where}:{line}: missing field {missing[0]!r}")
-    values: dict[str, Any] = {"id": item_id, "output": record[fields.output]}
+    values: dict[str, Any] = {"id": item_id}
+    if fields.output in record:
+        values["output"] = record[fields.output]
+    elif record.get(fields.input) is None:
+        return EvalItem(id=item_id, load_error=f"{where}:{line}: missing field {fields.input!r}")
     for key, name in (("input", fields.input), ("ground_truth", fields.ground_truth)):
         if record.get(name) is not None:
             values[key] = record[name]
+    if record.get(fields.context) is not None:
+        values["context"] = _context(record[fields.context])
     for key in ("input", "output", "ground_truth"):
+        if key not in values:
+            continue
         try:
             messages_of(values.get(key), field=key)
         except ConfigError as exc:
@@ -197,6 +226,7 @@ def read_dataset(
     header: bool = True,
     quoting: bool = True,
     delimiter: str | None = None,
+    require_output: bool = True,
 ) -> Iterator[EvalItem]:
     """Read a dataset file lazily, one item per record.
 
@@ -209,6 +239,8 @@ def read_dataset(
         quoting: CSV/TSV: honour quote characters; turn off for quote-free files whose text
             contains bare quotes (STS-B).
         delimiter: CSV/TSV: overrides ``,`` (csv) or tab (tsv).
+        require_output: every record must have the output field. Turn off when a target
+            produces the outputs: records then need the input field instead.
 
     Yields:
         Items; a record that cannot be read yields an item whose ``load_error`` names the file,
@@ -225,6 +257,8 @@ def read_dataset(
     if not source.is_file():
         raise ConfigError(f"{source}: no such file", field="data")
     fields = fields or FieldMap()
+    if not require_output:
+        fields = replace(fields, output_required=False)
     kind = _detect(source, format)
     if delimiter is not None and len(delimiter) != 1:
         raise ConfigError(

@@ -9,7 +9,8 @@ ScorekitError
 │   ├── JudgeTimeoutError
 │   ├── JudgeContextWindowError     prompt_tokens, context_window
 │   └── JudgeOutputError            raw output, schema, attempts
-└── ScorerRunError                  scorer id, failed step, completed steps, partial result
+├── ScorerRunError                  scorer id, failed step, completed steps, partial result
+└── StoreError                      the results database failed or lacks a run; url (no password)
 ```
 
 Every error carries its data as attributes (all optional keywords, so the default exception
@@ -34,6 +35,7 @@ __all__ = [
     "JudgeUnavailableError",
     "ScorekitError",
     "ScorerRunError",
+    "StoreError",
 ]
 
 
@@ -168,3 +170,17 @@ class ScorerRunError(ScorekitError):
         self.failed_step = failed_step
         self.completed_steps = completed_steps
         self.result = result
+
+
+class StoreError(ScorekitError):
+    """The results database could not be opened, read or written, or has no such run.
+
+    Attributes:
+        url: the database URL with any password masked, when known.
+        run_id: the run concerned, when there is one.
+    """
+
+    def __init__(self, message: str, *, url: str | None = None, run_id: str | None = None) -> None:
+        super().__init__(message)
+        self.url = url
+        self.run_id = run_id

@@ -7,30 +7,51 @@ streams through.
 
 One failing item or scorer never ends the run (divergences.md row 8): its result gets status
 ``error`` with the cause kept, and the summary counts it.
+
+With a store (``store=``), each finished item's results are written as the run goes (see
+:mod:`scorekit.store.writer`); ``resume=RUN_ID`` continues a stored run, skipping the (item,
+scorer) pairs stored as ``ok`` or ``skipped``. Cancelling the run (Ctrl-C in
+:func:`run_evals_sync`, ``task.cancel()`` in async code) stops it cleanly: everything finished
+so far is stored and the run is marked ``interrupted``.
+
+An item's ``context`` (from the data, or from a target returning ``{"output", "context"}``)
+reaches every scorer as ``ctx.run.context``, and context scorers built with
+``context_extractor=item_context`` (the CLI does this for them) judge it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
-import itertools
 import math
+import signal
+import threading
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from types import FrameType
 from typing import Any, Literal
 
 from scorekit._sync import run_sync
-from scorekit.errors import ConfigError, ScorerRunError
+from scorekit.errors import ConfigError, ScorerRunError, StoreError
 from scorekit.judge.model import JudgeUsage
 from scorekit.metrics import ScorerSummary
-from scorekit.pipeline import RunError, Scorer, ScorerRunResult
+from scorekit.pipeline import RunError, Scorer, ScorerRunResult, Status
+from scorekit.store.records import ResultRecord, RunStatus
+from scorekit.store.store import Store
+from scorekit.store.writer import ResultWriter
 
 __all__ = [
+    "EvalInterrupted",
     "EvalItem",
     "EvalRunResult",
     "ItemResult",
+    "RunSummary",
     "Target",
+    "item_context",
     "run_evals",
     "run_evals_sync",
 ]
@@ -41,6 +62,38 @@ async, returning the output (a string, messages, or a dict with ``output`` and o
 ``context``)."""
 
 ItemCallback = Callable[["EvalItem", Any, dict[str, ScorerRunResult]], Any]
+
+# The context of the item whose scorer is running: set in each scorer's own task (asyncio
+# copies context variables per task), so concurrent items never see each other's context.
+_ITEM_CONTEXT: contextvars.ContextVar[tuple[str, ...] | None] = contextvars.ContextVar(
+    "scorekit_item_context", default=None
+)
+
+
+def item_context(input: Any, output: Any) -> list[str]:
+    """A context extractor returning the context of the item :func:`run_evals` is scoring.
+
+    Pass it as ``context_extractor=`` to the context scorers (context relevance, precision,
+    recall, ...) so they judge each item's own retrieved context: the item's ``context`` field,
+    or the ``context`` a target returned with its output. ``scorekit run`` does this for every
+    scorer that takes a ``context_extractor`` and is given neither ``context`` nor
+    ``context_extractor``.
+
+    Args:
+        input: the run's input (unused; the extractor signature is ``(input, output)``).
+        output: the run's output (unused).
+
+    Returns:
+        The item's context pieces; ``[]`` when the item has none or when called outside
+        ``run_evals`` (context scorers then report the run as ``skipped``).
+
+    Example:
+        >>> from scorekit.scorers import create_context_relevance_scorer  # doctest: +SKIP
+        >>> scorer = create_context_relevance_scorer(
+        ...     model="openai/gpt-4o-mini", context_extractor=item_context)  # doctest: +SKIP
+    """
+    return list(_ITEM_CONTEXT.get() or ())
+
 
 _ITEM_FIELDS = frozenset(
     {"id", "input", "output", "ground_truth", "context", "request_context", "metadata"}
@@ -137,18 +190,35 @@ class ItemResult:
     scorer_results: dict[str, ScorerRunResult]
 
 
+@dataclass(frozen=True)
+class RunSummary:
+    """Counts over a whole run (``EvalRunResult.summary``).
+
+    Attributes:
+        total_items: items processed (Mastra ``summary.totalItems``).
+        counts: scorer id → results per status (``ok``, ``skipped``, ``error``).
+    """
+
+    total_items: int
+    counts: dict[str, dict[Status, int]]
+
+
 @dataclass
 class EvalRunResult:
     """The outcome of :func:`run_evals`.
 
     Attributes:
-        run_id: this run's id.
+        run_id: this run's id (the stored run's id when a store is used).
         run_name: the caller's name for it, if any.
         summaries: scorer id → summary (counts by status, mean, median, min, max).
         total_items: items processed.
-        judge_usage: judge usage summed over every scorer run.
+        judge_usage: judge usage summed over every scorer run (calls, tokens, cache hits).
         items: per-item results, in completion order (empty when ``keep_items=False``).
         thresholds: scorer id → minimum mean, as given.
+        status: ``"finished"``, or ``"interrupted"`` for the partial result of a cancelled run.
+        store_url: the database the run was stored in (password masked), or ``None``.
+        resumed: whether this run continued a stored run (``resume=``); its summaries then
+            cover the whole run, stored results included.
     """
 
     run_id: str
@@ -158,11 +228,21 @@ class EvalRunResult:
     judge_usage: JudgeUsage = field(default_factory=JudgeUsage)
     items: list[ItemResult] = field(default_factory=list)
     thresholds: dict[str, float] = field(default_factory=dict)
+    status: RunStatus = "running"
+    store_url: str | None = None
+    resumed: bool = False
 
     @property
     def scores(self) -> dict[str, float]:
         """Scorer id → mean score over ``ok`` results (scorers with none are left out)."""
         return {sid: s.mean for sid, s in self.summaries.items() if s.mean is not None}
+
+    @property
+    def summary(self) -> RunSummary:
+        """Items processed and per-scorer counts by status."""
+        return RunSummary(
+            self.total_items, {sid: dict(s.counts) for sid, s in self.summaries.items()}
+        )
 
     @property
     def verdict(self) -> Literal["passed", "failed"]:
@@ -172,6 +252,34 @@ class EvalRunResult:
             if mean is None or mean < minimum:
                 return "failed"
         return "passed"
+
+    def totals(self) -> dict[str, dict[str, Any]]:
+        """Scorer id → ``{"counts", "mean", "median", "min", "max"}`` as JSON data."""
+        return {
+            sid: {
+                "counts": dict(s.counts),
+                "mean": s.mean,
+                "median": s.median,
+                "min": s.minimum,
+                "max": s.maximum,
+            }
+            for sid, s in self.summaries.items()
+        }
+
+
+class EvalInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped :func:`run_evals_sync`; everything finished before it is stored.
+
+    A ``KeyboardInterrupt``, so code that does not care still stops as usual.
+
+    Attributes:
+        result: the partial result (``status == "interrupted"``), counting the items that
+            finished.
+    """
+
+    def __init__(self, result: EvalRunResult) -> None:
+        super().__init__(f"run {result.run_id} interrupted after {result.total_items} items")
+        self.result = result
 
 
 def _error_result(
@@ -189,6 +297,18 @@ def _error_result(
     )
 
 
+def _stored_result(record: ResultRecord) -> ScorerRunResult:
+    return ScorerRunResult(
+        scorer_id=record.scorer_id,
+        run_id=record.scorer_run_id,
+        status=record.status,
+        score=record.score,
+        reason=record.reason,
+        judge_usage=record.judge_usage,
+        duration_s=record.duration_s,
+    )
+
+
 async def _call_target(target: Target, item: EvalItem) -> Any:
     positional = [
         p
@@ -202,8 +322,23 @@ async def _call_target(target: Target, item: EvalItem) -> Any:
     return value
 
 
+def _check_context(context: Any) -> tuple[str, ...]:
+    if (
+        isinstance(context, str)
+        or not isinstance(context, Sequence)
+        or not all(isinstance(piece, str) for piece in context)
+    ):
+        raise ConfigError(
+            f"the target returned context of type {type(context).__name__}; "
+            "expected a list of strings",
+            field="context",
+        )
+    return tuple(context)
+
+
 async def _score(scorer: Scorer, item: EvalItem, output: Any) -> ScorerRunResult:
     run_id = str(uuid.uuid4())
+    _ITEM_CONTEXT.set(tuple(item.context) if item.context is not None else None)
     try:
         return await scorer.run(
             input=item.input,
@@ -211,6 +346,7 @@ async def _score(scorer: Scorer, item: EvalItem, output: Any) -> ScorerRunResult
             ground_truth=item.ground_truth,
             request_context=item.request_context,
             run_id=run_id,
+            context=item.context,
         )
     except ScorerRunError as exc:
         if exc.result is not None:
@@ -222,11 +358,30 @@ async def _score(scorer: Scorer, item: EvalItem, output: Any) -> ScorerRunResult
         return _error_result(scorer, item, output, error, run_id)
 
 
-async def _process(item: EvalItem, scorers: Sequence[Scorer], target: Target | None) -> ItemResult:
+def _failed(
+    item: EvalItem, scorers: Sequence[Scorer], error: RunError, done: dict[str, ScorerRunResult]
+) -> ItemResult:
+    results = {
+        s.id: done.get(s.id) or _error_result(s, item, None, error, str(uuid.uuid4()))
+        for s in scorers
+    }
+    return ItemResult(item, None, error, results)
+
+
+async def _process(
+    item: EvalItem,
+    scorers: Sequence[Scorer],
+    target: Target | None,
+    done: dict[str, ScorerRunResult],
+) -> ItemResult:
+    """Run the target (when needed) and the scorers not in ``done`` on one item."""
+    todo = [s for s in scorers if s.id not in done]
+    if not todo:
+        return ItemResult(item, item.output if item.has_output else None, None, dict(done))
     if item.load_error is not None:
-        error = RunError(type="DatasetError", message=item.load_error, step="load")
-        results = {s.id: _error_result(s, item, None, error, str(uuid.uuid4())) for s in scorers}
-        return ItemResult(item, None, error, results)
+        return _failed(
+            item, scorers, RunError(type="DatasetError", message=item.load_error, step="load"), done
+        )
     output = item.output
     if target is None and not item.has_output:
         error = RunError(
@@ -234,24 +389,21 @@ async def _process(item: EvalItem, scorers: Sequence[Scorer], target: Target | N
             message=f"item {item.id!r} has no 'output' and run_evals was given no target",
             step="target",
         )
-        results = {s.id: _error_result(s, item, None, error, str(uuid.uuid4())) for s in scorers}
-        return ItemResult(item, None, error, results)
+        return _failed(item, scorers, error, done)
     if target is not None and not item.has_output:
         try:
             output = await _call_target(target, item)
+            if isinstance(output, Mapping) and "output" in output:
+                context = output.get("context")
+                output = output["output"]
+                if context is not None:
+                    item = EvalItem(**{**item.__dict__, "context": _check_context(context)})
         except Exception as exc:
             error = RunError(type=type(exc).__name__, message=str(exc), step="target")
-            results = {
-                s.id: _error_result(s, item, None, error, str(uuid.uuid4())) for s in scorers
-            }
-            return ItemResult(item, None, error, results)
-        if isinstance(output, Mapping) and "output" in output:
-            context = output.get("context")
-            output = output["output"]
-            if context is not None:
-                item = EvalItem(**{**item.__dict__, "context": context})
-    scored = await asyncio.gather(*(_score(s, item, output) for s in scorers))
-    return ItemResult(item, output, None, {r.scorer_id: r for r in scored})
+            return _failed(item, scorers, error, done)
+    scored = await asyncio.gather(*(_score(s, item, output) for s in todo))
+    fresh = {r.scorer_id: r for r in scored}
+    return ItemResult(item, output, None, {s.id: done.get(s.id) or fresh[s.id] for s in scorers})
 
 
 async def _items(data: Iterable[Any] | AsyncIterator[Any]) -> AsyncIterator[EvalItem]:
@@ -288,48 +440,12 @@ def _check_scorers(scorers: Sequence[Scorer]) -> None:
         seen.add(scorer.id)
 
 
-async def run_evals(
-    data: Iterable[Any] | AsyncIterator[Any],
-    scorers: Sequence[Scorer],
-    *,
-    target: Target | None = None,
-    concurrency: int = 8,
-    on_item_complete: ItemCallback | None = None,
-    thresholds: Mapping[str, float] | None = None,
-    run_name: str | None = None,
-    keep_items: bool = True,
-) -> EvalRunResult:
-    """Score every item of ``data`` with every scorer.
-
-    Args:
-        data: items (mappings with ``input``, optional ``output``, ``ground_truth``,
-            ``context``, ``request_context``, ``metadata``, ``id``, or :class:`EvalItem`),
-            as any iterable or async iterable; read lazily.
-        scorers: the scorers, with distinct ids.
-        target: the application under test (see :data:`Target`); called for items without
-            their own ``output``. Without a target, items must carry ``output``.
-        concurrency: items processed at once, >= 1.
-        on_item_complete: called as ``(item, output, scorer_results)`` after each item; sync or
-            async. An exception in it ends the run (it is the caller's code).
-        thresholds: scorer id → minimum mean score for the verdict to pass.
-        run_name: a name for the run.
-        keep_items: keep per-item results in the returned value (turn off for very large runs;
-            summaries are kept either way).
-
-    Returns:
-        The run's summaries, judge usage, verdict and (optionally) per-item results.
-
-    Raises:
-        ConfigError: bad ``scorers``, ``concurrency`` or ``thresholds`` (before any item runs).
-    """
-    _check_scorers(scorers)
-    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
-        raise ConfigError(
-            f"concurrency must be an integer >= 1, got {concurrency!r}", field="concurrency"
-        )
+def _check_thresholds(
+    thresholds: Mapping[str, float] | None, scorers: Sequence[Scorer]
+) -> dict[str, float]:
     ids = {s.id for s in scorers}
-    limits = dict(thresholds or {})
-    for scorer_id, minimum in limits.items():
+    limits: dict[str, float] = {}
+    for scorer_id, minimum in (thresholds or {}).items():
         if scorer_id not in ids:
             raise ConfigError(
                 f"threshold for unknown scorer {scorer_id!r}; scorers: {', '.join(sorted(ids))}",
@@ -344,39 +460,259 @@ async def run_evals(
                 f"threshold for {scorer_id!r} must be a finite number, got {minimum!r}",
                 field="thresholds",
             )
+        limits[scorer_id] = float(minimum)
+    return limits
 
-    result = EvalRunResult(
-        run_id=str(uuid.uuid4()),
-        run_name=run_name,
-        summaries={s.id: ScorerSummary(s.id) for s in scorers},
-        thresholds={k: float(v) for k, v in limits.items()},
-    )
-    source = _items(data)
-    lock = asyncio.Lock()
 
-    async def next_item() -> EvalItem | None:
-        async with lock:
+class _EvalRun:
+    """One ``run_evals`` call: validated settings, the live result, the store and its writer.
+
+    Built synchronously (so argument errors raise before any work and the sync bridge can
+    keep a handle on the partial result), then :meth:`execute` runs it once.
+    """
+
+    def __init__(
+        self,
+        data: Iterable[Any] | AsyncIterator[Any],
+        scorers: Sequence[Scorer],
+        *,
+        target: Target | None = None,
+        concurrency: int = 8,
+        on_item_complete: ItemCallback | None = None,
+        thresholds: Mapping[str, float] | None = None,
+        store: Store | str | Path | None = None,
+        resume: str | None = None,
+        run_name: str | None = None,
+        keep_items: bool = True,
+        config: Mapping[str, Any] | None = None,
+    ) -> None:
+        _check_scorers(scorers)
+        if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+            raise ConfigError(
+                f"concurrency must be an integer >= 1, got {concurrency!r}", field="concurrency"
+            )
+        if target is not None and not callable(target):
+            raise ConfigError(
+                f"target must be callable, not {type(target).__name__}", field="target"
+            )
+        limits = _check_thresholds(thresholds, scorers)
+        if resume is not None and store is None:
+            raise ConfigError("resume= needs a store= to resume from", field="resume")
+        self.data = data
+        self.scorers = tuple(scorers)
+        self.target = target
+        self.concurrency = concurrency
+        self.on_item_complete = on_item_complete
+        self.keep_items = keep_items
+        self.owns_store = store is not None and not isinstance(store, Store)
+        self.store: Store | None = (
+            store if isinstance(store, Store) or store is None else Store(store)
+        )
+        self.done: dict[tuple[str, str], ResultRecord] = {}
+        run_id = str(uuid.uuid4())
+        if self.store is not None and resume is not None:
+            stored = self.store.get_run(resume)
+            if set(stored.scorer_ids) != {s.id for s in scorers}:
+                self._close_store()
+                raise ConfigError(
+                    f"run {stored.id} was scored with {', '.join(stored.scorer_ids)}; resume it "
+                    f"with the same scorers, not {', '.join(s.id for s in scorers)}",
+                    field="resume",
+                )
+            run_id = stored.id
+            run_name = run_name or stored.name
+            self.done = self.store.done_pairs(stored.id)
+        self.result = EvalRunResult(
+            run_id=run_id,
+            run_name=run_name,
+            summaries={s.id: ScorerSummary(s.id) for s in scorers},
+            thresholds=limits,
+            store_url=self.store.url if self.store is not None else None,
+            resumed=resume is not None,
+        )
+        self.config = dict(config or {})
+
+    def _close_store(self) -> None:
+        if self.owns_store and self.store is not None:
+            self.store.close()
+
+    def _open_run(self) -> ResultWriter | None:
+        if self.store is None:
+            return None
+        if self.result.resumed:
+            self.store.reopen_run(self.result.run_id)
+        else:
+            self.store.start_run(
+                self.result.run_id,
+                name=self.result.run_name,
+                scorers=[
+                    {"id": s.id, "name": s.name, "description": s.description} for s in self.scorers
+                ],
+                config=self.config,
+                thresholds=self.result.thresholds,
+            )
+        return ResultWriter(self.store, self.result.run_id, replace=self.result.resumed)
+
+    def _done_for(self, item: EvalItem) -> dict[str, ScorerRunResult]:
+        if not self.done:
+            return {}
+        found = {}
+        for scorer in self.scorers:
+            record = self.done.pop((item.id, scorer.id), None)
+            if record is not None:
+                found[scorer.id] = _stored_result(record)
+        return found
+
+    async def _workers(self, writer: ResultWriter | None) -> None:
+        source = _items(self.data)
+        lock = asyncio.Lock()
+        result = self.result
+
+        async def next_item() -> EvalItem | None:
+            async with lock:
+                try:
+                    return await source.__anext__()
+                except StopAsyncIteration:
+                    return None
+
+        async def worker() -> None:
+            while (item := await next_item()) is not None:
+                done = self._done_for(item)
+                outcome = await _process(item, self.scorers, self.target, done)
+                result.total_items += 1
+                for scorer_result in outcome.scorer_results.values():
+                    result.summaries[scorer_result.scorer_id].add(scorer_result)
+                    result.judge_usage = result.judge_usage + scorer_result.judge_usage
+                if writer is not None and len(done) < len(self.scorers):
+                    now = datetime.now(timezone.utc)
+                    await writer.put(outcome, now, skip=frozenset(done))
+                if self.keep_items:
+                    result.items.append(outcome)
+                if self.on_item_complete is not None:
+                    called = self.on_item_complete(
+                        outcome.item, outcome.output, outcome.scorer_results
+                    )
+                    if inspect.isawaitable(called):
+                        await called
+
+        tasks = [asyncio.ensure_future(worker()) for _ in range(self.concurrency)]
+        try:
+            finished, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+        finally:
+            # on an error or a cancellation, stop the other workers: their items are in flight
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        for task in finished:
+            if not task.cancelled() and task.exception() is not None:
+                raise task.exception()  # type: ignore[misc]
+
+    async def execute(self) -> EvalRunResult:
+        status: RunStatus = "failed"
+        try:
+            writer = self._open_run()
+        except BaseException:
+            self._close_store()
+            raise
+        try:
+            await self._workers(writer)
+            status = "finished"
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            status = "interrupted"
+            raise
+        finally:
+            self.result.status = status
             try:
-                return await source.__anext__()
-            except StopAsyncIteration:
-                return None
+                # synchronous on purpose: a second cancellation must not lose the last batch
+                if writer is not None:
+                    writer.close()
+            except StoreError:
+                self.result.status = status = "failed"
+                if self.store is not None:
+                    self._finish(status)
+                self._close_store()
+                raise
+            if self.store is not None:
+                self._finish(status)
+            self._close_store()
+        return self.result
 
-    async def worker() -> None:
-        while (item := await next_item()) is not None:
-            outcome = await _process(item, scorers, target)
-            result.total_items += 1
-            for scorer_result in outcome.scorer_results.values():
-                result.summaries[scorer_result.scorer_id].add(scorer_result)
-                result.judge_usage = result.judge_usage + scorer_result.judge_usage
-            if keep_items:
-                result.items.append(outcome)
-            if on_item_complete is not None:
-                done = on_item_complete(outcome.item, outcome.output, outcome.scorer_results)
-                if inspect.isawaitable(done):
-                    await done
+    def _finish(self, status: RunStatus) -> None:
+        assert self.store is not None
+        result = self.result
+        self.store.finish_run(
+            result.run_id,
+            status=status,
+            total_items=result.total_items,
+            totals=result.totals(),
+            judge_usage=result.judge_usage.to_dict(),
+            verdict=result.verdict if status == "finished" else None,
+        )
 
-    await asyncio.gather(*(worker() for _ in itertools.repeat(None, concurrency)))
-    return result
+
+async def run_evals(
+    data: Iterable[Any] | AsyncIterator[Any],
+    scorers: Sequence[Scorer],
+    *,
+    target: Target | None = None,
+    concurrency: int = 8,
+    on_item_complete: ItemCallback | None = None,
+    thresholds: Mapping[str, float] | None = None,
+    store: Store | str | Path | None = None,
+    resume: str | None = None,
+    run_name: str | None = None,
+    keep_items: bool = True,
+    config: Mapping[str, Any] | None = None,
+) -> EvalRunResult:
+    """Score every item of ``data`` with every scorer.
+
+    Args:
+        data: items (mappings with ``input``, optional ``output``, ``ground_truth``,
+            ``context``, ``request_context``, ``metadata``, ``id``, or :class:`EvalItem`),
+            as any iterable or async iterable; read lazily, one item per free worker.
+        scorers: the scorers, with distinct ids. The scorers of one item run concurrently.
+        target: the application under test (see :data:`Target`); called for items without
+            their own ``output``. Without a target, items must carry ``output``.
+        concurrency: items processed at once, >= 1.
+        on_item_complete: called as ``(item, output, scorer_results)`` after each item; sync or
+            async. An exception in it ends the run (it is the caller's code).
+        thresholds: scorer id → minimum mean score for the verdict to pass.
+        store: where to store the run: a :class:`~scorekit.store.Store`, a SQLAlchemy URL or
+            a SQLite file path. ``None``: nothing is stored.
+        resume: the id (or unique prefix) of a stored run to continue: (item id, scorer id)
+            pairs stored as ``ok`` or ``skipped`` are not run again, the rest (errors, and
+            items never reached) are, and their new rows replace the old. Needs ``store`` and
+            the same scorer ids; items are matched by ``id``.
+        run_name: a name for the run (a resumed run keeps its stored name by default).
+        keep_items: keep per-item results in the returned value (turn off for large runs:
+            memory then stays flat whatever the dataset's size).
+        config: JSON data describing the run (dataset, options), stored with it.
+
+    Returns:
+        The run's summaries, judge usage, verdict and (optionally) per-item results.
+
+    Raises:
+        ConfigError: bad ``scorers``, ``concurrency``, ``thresholds`` or ``resume`` (before
+            any item runs).
+        StoreError: the store cannot be opened or written; the run stops (its row says
+            ``failed``).
+        asyncio.CancelledError: the run was cancelled; what finished is stored and the run is
+            marked ``interrupted``.
+    """
+    run = _EvalRun(
+        data,
+        scorers,
+        target=target,
+        concurrency=concurrency,
+        on_item_complete=on_item_complete,
+        thresholds=thresholds,
+        store=store,
+        resume=resume,
+        run_name=run_name,
+        keep_items=keep_items,
+        config=config,
+    )
+    return await run.execute()
 
 
 def run_evals_sync(
@@ -384,5 +720,41 @@ def run_evals_sync(
     scorers: Sequence[Scorer],
     **options: Any,
 ) -> EvalRunResult:
-    """Blocking :func:`run_evals` (same arguments); works inside a running event loop too."""
-    return run_sync(run_evals(data, scorers, **options))
+    """Blocking :func:`run_evals` (same arguments); works inside a running event loop too.
+
+    From the main thread with no event loop running (a script, the CLI), Ctrl-C cancels the
+    run cleanly: what finished is stored, the run is marked ``interrupted``, and
+    :class:`EvalInterrupted` (a ``KeyboardInterrupt``) carries the partial result. A second
+    Ctrl-C stops at once.
+
+    Raises:
+        EvalInterrupted: Ctrl-C stopped the run.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:
+        return run_sync(run_evals(data, scorers, **options))
+    if threading.current_thread() is not threading.main_thread():
+        return run_sync(run_evals(data, scorers, **options))
+    run = _EvalRun(data, scorers, **options)
+    loop = asyncio.new_event_loop()
+    task = loop.create_task(run.execute())
+    previous = signal.getsignal(signal.SIGINT)
+
+    def on_interrupt(_signum: int, _frame: FrameType | None) -> None:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        loop.call_soon_threadsafe(task.cancel)
+
+    signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        return loop.run_until_complete(task)
+    except asyncio.CancelledError:
+        raise EvalInterrupted(run.result) from None
+    finally:
+        signal.signal(
+            signal.SIGINT, previous if previous is not None else signal.default_int_handler
+        )
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()

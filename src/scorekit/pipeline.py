@@ -19,7 +19,7 @@ import math
 import numbers
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -67,6 +67,9 @@ class ScorerRun:
         ground_truth: the expected output or reference, or ``None``.
         request_context: any per-request data the caller passes through (a dict), or ``None``.
         run_id: the run's id (a uuid4 string when the caller gave none).
+        context: the record's retrieved context pieces (a dataset item's ``context``, or what
+            a ``run_evals`` target returned with its output), or ``None``. Context scorers use
+            it when they are given neither a fixed context nor a context extractor.
     """
 
     input: Any
@@ -74,6 +77,7 @@ class ScorerRun:
     ground_truth: Any = None
     request_context: Any = None
     run_id: str = ""
+    context: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -421,6 +425,7 @@ class Scorer:
         ground_truth: Any = None,
         request_context: Any = None,
         run_id: str | None = None,
+        context: Sequence[str] | None = None,
     ) -> ScorerRunResult:
         """Score one record.
 
@@ -430,14 +435,15 @@ class Scorer:
             ground_truth: the expected output or reference, if any.
             request_context: any per-request data, passed through to the steps and the result.
             run_id: an id for the run; a uuid4 string when omitted.
+            context: retrieved context pieces for context scorers (``ctx.run.context``).
 
         Returns:
             The result: status ``"ok"`` with a finite ``score``, or ``"skipped"`` when a step
             returned :func:`not_scorable` (``score`` is ``None``, ``reason`` says why).
 
         Raises:
-            ConfigError: the scorer has no ``generate_score`` step, ``output`` is ``None``, or
-                ``run_id`` is not a string.
+            ConfigError: the scorer has no ``generate_score`` step, ``output`` is ``None``,
+                ``run_id`` is not a string, or ``context`` is not a list of strings.
             ScorerRunError: a step raised, or the score is not a finite number; ``.result``
                 holds the partial result with status ``"error"``.
         """
@@ -452,8 +458,19 @@ class Scorer:
             raise ConfigError(
                 f"run_id must be a string, not {type(run_id).__name__}", field="run_id"
             )
+        if context is not None and (
+            isinstance(context, str) or not all(isinstance(piece, str) for piece in context)
+        ):
+            raise ConfigError("context must be a list of strings", field="context")
         started = time.perf_counter()
-        run = ScorerRun(input, output, ground_truth, request_context, run_id or str(uuid.uuid4()))
+        run = ScorerRun(
+            input,
+            output,
+            ground_truth,
+            request_context,
+            run_id or str(uuid.uuid4()),
+            tuple(context) if context is not None else None,
+        )
         state = _RunState()
         for name, step in self._steps:
             ctx = StepContext(run, state.results, state.results.generate_score_step_result)
@@ -500,6 +517,7 @@ class Scorer:
         ground_truth: Any = None,
         request_context: Any = None,
         run_id: str | None = None,
+        context: Sequence[str] | None = None,
     ) -> ScorerRunResult:
         """Blocking :meth:`run`; works inside a running event loop too (notebooks, FastAPI)."""
         return run_sync(
@@ -509,6 +527,7 @@ class Scorer:
                 ground_truth=ground_truth,
                 request_context=request_context,
                 run_id=run_id,
+                context=context,
             )
         )
 

@@ -1,0 +1,218 @@
+"""The YAML form of a run: ``scorekit run CONFIG.yaml``.
+
+A config names the dataset and its column mapping, an optional target (the application under
+test, ``module:function``), the scorers with their options, the judge model, the concurrency,
+the thresholds of the verdict, and where to store and report. Relative paths are read from the
+config file's folder. Example::
+
+    name: expertqa-demo
+    data:
+      path: expertqa-50.jsonl
+      fields: {input: question, output: answer, ground_truth: reference, context: context}
+    model: local/smollm2          # judge of the LLM scorers (--model / SCOREKIT_MODEL win)
+    concurrency: 4
+    scorers:
+      - content-similarity
+      - name: keyword-coverage
+        options: {compare_to: ground_truth}
+    thresholds:
+      content-similarity: 0.3     # minimum mean; short name or scorer id
+    report: ../../.scorekit/expertqa-report.html
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from scorekit.dataset import FieldMap
+from scorekit.errors import ConfigError
+from scorekit.evals import Target
+
+__all__ = [
+    "DataConfig",
+    "FieldsConfig",
+    "RunConfig",
+    "ScorerConfig",
+    "load_config",
+    "load_target",
+]
+
+
+class FieldsConfig(BaseModel):
+    """Which record field holds each item field (header-less CSV/TSV: 0-based column numbers)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    input: str = "input"
+    """The input's field."""
+    output: str = "output"
+    """The output's field (not needed when a target produces outputs)."""
+    ground_truth: str = "ground_truth"
+    """The ground truth's field (optional in records)."""
+    id: str = "id"
+    """The id's field (optional; the line number is used without it)."""
+    context: str = "context"
+    """The retrieved context pieces' field (optional in records)."""
+    extra: list[str] = Field(default_factory=list)
+    """Fields copied into each item's metadata (required in every record)."""
+
+    def field_map(self) -> FieldMap:
+        """Return the mapping as :class:`~scorekit.dataset.FieldMap`."""
+        return FieldMap(
+            input=self.input,
+            output=self.output,
+            ground_truth=self.ground_truth,
+            id=self.id,
+            context=self.context,
+            extra=tuple(self.extra),
+        )
+
+
+class DataConfig(BaseModel):
+    """The dataset file and how to read it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    path: Path
+    """The file (``.jsonl``, ``.csv``, ``.tsv``), relative to the config file's folder."""
+    format: Literal["jsonl", "csv", "tsv"] | None = None
+    """Overrides the format the suffix implies."""
+    fields: FieldsConfig = Field(default_factory=FieldsConfig)
+    """The column mapping."""
+    header: bool = True
+    """CSV/TSV: the first row names the columns."""
+    quoting: bool = True
+    """CSV/TSV: honour quote characters."""
+    delimiter: str | None = None
+    """CSV/TSV: overrides the delimiter."""
+
+
+class ScorerConfig(BaseModel):
+    """One scorer: a name from ``scorekit scorers`` and its options."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    """Short name (``content-similarity``) or scorer id."""
+    options: dict[str, Any] = Field(default_factory=dict)
+    """Keyword options of the scorer's factory."""
+    model: str | None = None
+    """This scorer's judge model, overriding the run's ``model``."""
+
+
+class RunConfig(BaseModel):
+    """A whole run, as read from YAML (see the module docstring)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str | None = None
+    """A name for the run."""
+    data: DataConfig
+    """The dataset."""
+    target: str | None = None
+    """The application under test, ``module:function`` (importable from the config's folder)."""
+    model: str | None = None
+    """The judge model of the LLM scorers (``provider/name``)."""
+    concurrency: int = Field(default=8, ge=1)
+    """Items scored at once."""
+    scorers: list[ScorerConfig] = Field(min_length=1)
+    """The scorers, in order."""
+    thresholds: dict[str, float] = Field(default_factory=dict)
+    """Scorer (short name or id) → minimum mean for the verdict to pass."""
+    db: str | None = None
+    """Where to store results: a SQLAlchemy URL or SQLite path (default ``.scorekit/scorekit.db``
+    under the working directory)."""
+    report: Path | None = None
+    """Write the HTML report here after the run (relative to the config file's folder)."""
+    base_dir: Path = Path()
+    """The config file's folder (set by :func:`load_config`)."""
+
+    @field_validator("scorers", mode="before")
+    @classmethod
+    def _names_alone(cls, value: Any) -> Any:
+        # a bare string stands for a scorer with default options
+        if isinstance(value, list):
+            return [{"name": v} if isinstance(v, str) else v for v in value]
+        return value
+
+    def resolve(self, path: Path) -> Path:
+        """Return ``path`` resolved against the config file's folder."""
+        return path if path.is_absolute() else self.base_dir / path
+
+
+def _where(error: Any) -> str:
+    return ".".join(str(part) for part in error["loc"]) or "config"
+
+
+def load_config(path: str | Path) -> RunConfig:
+    """Read and validate a run config.
+
+    Args:
+        path: the YAML file.
+
+    Returns:
+        The config, with ``base_dir`` set to the file's folder.
+
+    Raises:
+        ConfigError: the file is missing, is not YAML, or a field is wrong; the message and
+            ``field`` name the field (``scorers.1.options``).
+    """
+    source = Path(path)
+    try:
+        text = source.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{source}: cannot read ({exc.strerror})", field="config") from exc
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{source}: not valid YAML ({exc})", field="config") from exc
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{source}: expected a mapping at the top level", field="config")
+    if "base_dir" in raw:
+        raise ConfigError(f"{source}: base_dir is set from the file's location", field="base_dir")
+    try:
+        return RunConfig.model_validate({**raw, "base_dir": source.resolve().parent})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = _where(first)
+        raise ConfigError(f"{source}: {where}: {first['msg']}", field=where) from exc
+
+
+def load_target(spec: str, base_dir: Path | None = None) -> Target:
+    """Import the target named ``module:function`` (``module.sub:object.method`` works too).
+
+    Args:
+        spec: ``module:attribute`` path.
+        base_dir: a folder to import from first (the config file's folder).
+
+    Raises:
+        ConfigError: malformed spec, the module cannot be imported, or the object is not
+            callable.
+    """
+    module_name, sep, attribute = spec.partition(":")
+    if not sep or not module_name or not attribute:
+        raise ConfigError(f"target {spec!r}: expected 'module:function'", field="target")
+    if base_dir is not None and str(base_dir) not in sys.path:
+        sys.path.insert(0, str(base_dir))
+    try:
+        value: Any = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ConfigError(
+            f"target {spec!r}: cannot import {module_name} ({exc})", field="target"
+        ) from exc
+    for part in attribute.split("."):
+        try:
+            value = getattr(value, part)
+        except AttributeError as exc:
+            raise ConfigError(
+                f"target {spec!r}: no {part!r} in {module_name}", field="target"
+            ) from exc
+    if not callable(value):
+        raise ConfigError(f"target {spec!r} is not callable", field="target")
+    return value  # type: ignore[no-any-return]

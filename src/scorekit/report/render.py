@@ -1,0 +1,158 @@
+"""Render one stored run as a self-contained HTML page.
+
+The page reads only the store. It makes no network request: CSS, the few lines of JavaScript
+(a filter box) and the SVG histograms are inline. Every text that comes from data, the
+application or a judge is escaped by Jinja2's autoescaping; nothing is marked safe.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from pydantic_core import to_jsonable_python
+
+from scorekit.report.histogram import Bin, histogram
+from scorekit.store.records import ResultRecord, RunRecord, ScorerStats
+from scorekit.store.store import Store
+
+__all__ = ["ItemView", "render_report", "write_report"]
+
+DEFAULT_MAX_ITEMS = 2000
+"""Items shown in the per-item table unless the caller asks for another number."""
+
+
+@dataclass
+class ItemView:
+    """One item of the per-item table: its data and its results by scorer id."""
+
+    item_id: str
+    first: ResultRecord
+    results: dict[str, ResultRecord] = field(default_factory=dict)
+
+    @property
+    def lowest(self) -> float | None:
+        """The lowest ``ok`` score of the item (for sorting), ``None`` when it has none."""
+        scores = [r.score for r in self.results.values() if r.score is not None]
+        return min(scores) if scores else None
+
+
+def _pretty(value: Any) -> str:
+    # plain str: autoescaping then escapes it (Jinja's own tojson would mark it safe)
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(
+        to_jsonable_python(value, fallback=repr), indent=2, ensure_ascii=False, sort_keys=True
+    )
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(to_jsonable_python(value, fallback=repr), ensure_ascii=False)
+
+
+def _short(value: Any, limit: int = 140) -> str:
+    text = " ".join(_text(value).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _number(value: float | None, digits: int = 4) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def _band(score: float | None) -> str:
+    if score is None:
+        return "none"
+    if score >= 0.75:
+        return "high"
+    if score >= 0.4:
+        return "mid"
+    return "low"
+
+
+def _items(records: Iterable[ResultRecord], max_items: int) -> list[ItemView]:
+    views: dict[str, ItemView] = {}
+    for record in records:
+        view = views.get(record.item_id)
+        if view is None:
+            if len(views) >= max_items:
+                continue
+            view = views[record.item_id] = ItemView(record.item_id, record)
+        view.results[record.scorer_id] = record
+    return list(views.values())
+
+
+def _environment() -> Environment:
+    env = Environment(
+        loader=PackageLoader("scorekit.report", "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(pretty=_pretty, short=_short, number=_number, band=_band, text=_text)
+    return env
+
+
+def render_report(store: Store, run_ref: str, *, max_items: int = DEFAULT_MAX_ITEMS) -> str:
+    """Return the HTML report of a stored run.
+
+    Args:
+        store: the store holding the run.
+        run_ref: the run's id, a unique prefix of it, or ``"latest"``.
+        max_items: the most items shown in the per-item table (>= 0); summary and
+            histograms always cover the whole run.
+
+    Returns:
+        One self-contained HTML document.
+
+    Raises:
+        StoreError: no such run, or the database cannot be read.
+    """
+    run: RunRecord = store.get_run(run_ref)
+    stats: dict[str, ScorerStats] = store.scorer_stats(run.id)
+    bins: dict[str, list[Bin]] = {sid: histogram(s.scores) for sid, s in stats.items()}
+    items = _items(store.results(run.id), max_items)
+    total = store.item_count(run.id)
+    names = {str(s["id"]): str(s.get("name") or s["id"]) for s in run.scorers}
+    ended = run.finished_at or datetime.now(timezone.utc)
+    template = _environment().get_template("report.html.j2")
+    return template.render(
+        run=run,
+        stats=stats,
+        bins=bins,
+        names=names,
+        items=items,
+        total_items=total,
+        duration_s=(ended - run.started_at).total_seconds(),
+        generated=datetime.now(timezone.utc),
+        config=_pretty(run.config),
+    )
+
+
+def write_report(
+    store: Store, run_ref: str, path: str | Path, *, max_items: int = DEFAULT_MAX_ITEMS
+) -> Path:
+    """Write the HTML report of a stored run to ``path`` (folders are created).
+
+    Returns:
+        The path written.
+
+    Raises:
+        StoreError: no such run, or the database cannot be read.
+        OSError: the file cannot be written.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(render_report(store, run_ref, max_items=max_items), encoding="utf-8")
+    return target

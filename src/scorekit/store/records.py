@@ -1,0 +1,160 @@
+"""What the store hands back: runs, stored results, per-scorer statistics and comparisons.
+
+Plain frozen values, read from the database; nothing here talks to it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from scorekit.judge.model import JudgeUsage
+from scorekit.pipeline import Status
+
+__all__ = [
+    "ResultRecord",
+    "RunRecord",
+    "RunStatus",
+    "ScoreRegression",
+    "ScorerChange",
+    "ScorerStats",
+]
+
+RunStatus = Literal["running", "finished", "interrupted", "failed"]
+"""How a stored run ended: still going (or crashed), completed, stopped by Ctrl-C or
+cancellation, or ended by an error outside any item (the store, the caller's callback)."""
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """A stored run.
+
+    Attributes:
+        id: the run's uuid4.
+        name: the caller's name for it, or ``None``.
+        status: how it ended (see :data:`RunStatus`).
+        started_at: when it started (UTC).
+        finished_at: when it ended (UTC), ``None`` while running or after a crash.
+        config: what the caller ran (dataset, target, scorer options, model...), JSON data.
+        scorers: ``[{"id", "name", "description"}]`` in run order.
+        thresholds: scorer id → minimum mean.
+        total_items: items processed (written when the run ends).
+        totals: scorer id → ``{"counts", "mean", "median", "min", "max"}`` (written when the
+            run ends).
+        judge_usage: judge usage totals of the run (``JudgeUsage.to_dict()`` shape).
+        verdict: ``"passed"`` / ``"failed"``, ``None`` until the run finishes.
+    """
+
+    id: str
+    name: str | None
+    status: RunStatus
+    started_at: datetime
+    finished_at: datetime | None
+    config: dict[str, Any]
+    scorers: list[dict[str, Any]]
+    thresholds: dict[str, float]
+    total_items: int
+    totals: dict[str, dict[str, Any]]
+    judge_usage: dict[str, Any]
+    verdict: str | None
+
+    @property
+    def scorer_ids(self) -> list[str]:
+        """The ids of the run's scorers, in run order."""
+        return [str(s["id"]) for s in self.scorers]
+
+
+@dataclass(frozen=True)
+class ResultRecord:
+    """One stored (item, scorer) result.
+
+    Attributes mirror :class:`~scorekit.pipeline.ScorerRunResult` (JSON values as read back:
+    step results are plain dicts/lists), plus the item's id, context and metadata, the storage
+    ``source`` (``"TEST"``) and when the row was written.
+    """
+
+    run_id: str
+    item_id: str
+    scorer_id: str
+    scorer_run_id: str
+    status: Status
+    score: float | None
+    reason: str | None
+    preprocess_step_result: Any
+    analyze_step_result: Any
+    prompts: dict[str, str]
+    judge_usage: JudgeUsage
+    error: dict[str, Any] | None
+    input: Any
+    output: Any
+    ground_truth: Any
+    context: list[str] | None
+    request_context: Any
+    metadata: dict[str, Any]
+    source: str
+    duration_s: float
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class ScorerStats:
+    """One scorer's results in a stored run.
+
+    Attributes:
+        scorer_id: the scorer.
+        counts: results per status (``ok``, ``skipped``, ``error``).
+        mean: mean score of ``ok`` results, ``None`` when there are none.
+        median: median score of ``ok`` results, ``None`` when there are none.
+        minimum: lowest ``ok`` score, or ``None``.
+        maximum: highest ``ok`` score, or ``None``.
+        scores: every ``ok`` score (for histograms), in storage order.
+    """
+
+    scorer_id: str
+    counts: dict[Status, int]
+    mean: float | None
+    median: float | None
+    minimum: float | None
+    maximum: float | None
+    scores: list[float] = field(default_factory=list, repr=False)
+
+
+@dataclass(frozen=True)
+class ScorerChange:
+    """A scorer's mean in two runs.
+
+    Attributes:
+        scorer_id: the scorer.
+        mean_a: its mean in the first run (``None``: no ``ok`` result there).
+        mean_b: its mean in the second run.
+        delta: ``mean_b - mean_a``, ``None`` when either is missing.
+        paired: items scored ``ok`` in both runs.
+        newly_failed: items ``ok`` in the first run and ``error`` in the second.
+    """
+
+    scorer_id: str
+    mean_a: float | None
+    mean_b: float | None
+    delta: float | None
+    paired: int
+    newly_failed: int
+
+
+@dataclass(frozen=True)
+class ScoreRegression:
+    """An item whose score dropped from one run to the other.
+
+    Attributes:
+        item_id: the item.
+        scorer_id: the scorer.
+        score_a: its score in the first run.
+        score_b: its score in the second run.
+        delta: ``score_b - score_a`` (negative).
+    """
+
+    item_id: str
+    scorer_id: str
+    score_a: float
+    score_b: float
+    delta: float

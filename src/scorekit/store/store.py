@@ -1,0 +1,578 @@
+"""``Store``: the results database, read and written through SQLAlchemy.
+
+SQLite by default (``.scorekit/scorekit.db`` under the working directory); any SQLAlchemy URL
+otherwise (``postgresql+psycopg://user@host/db``). Methods are synchronous and each uses its own
+connection from the engine's pool, so ``run_evals`` can write from a background thread while
+the CLI or the report reads.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, cast
+
+from sqlalchemy import (
+    Engine,
+    and_,
+    bindparam,
+    case,
+    create_engine,
+    delete,
+    event,
+    func,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+
+from scorekit.errors import StoreError
+from scorekit.judge.model import JudgeUsage
+from scorekit.pipeline import Status
+from scorekit.store.records import (
+    ResultRecord,
+    RunRecord,
+    RunStatus,
+    ScorerChange,
+    ScoreRegression,
+    ScorerStats,
+)
+from scorekit.store.tables import metadata, results, runs
+
+__all__ = ["DEFAULT_DB_PATH", "Store", "resolve_url"]
+
+DEFAULT_DB_PATH = Path(".scorekit") / "scorekit.db"
+"""Where the default SQLite database lives, relative to the working directory."""
+
+_PROMPT_STEPS = ("preprocess", "analyze", "generate_score", "generate_reason")
+
+
+def resolve_url(db: str | Path | None) -> str:
+    """Turn a ``--db`` / ``store=`` value into a SQLAlchemy URL.
+
+    Args:
+        db: ``None`` for the default SQLite file, a filesystem path (``str`` without ``://``,
+            or a ``Path``) for a SQLite file there, or a SQLAlchemy URL.
+
+    Returns:
+        The URL. For a SQLite file, the file's directory is created when missing.
+
+    Raises:
+        StoreError: the URL cannot be parsed.
+    """
+    if db is None:
+        db = DEFAULT_DB_PATH
+    if isinstance(db, Path) or "://" not in db:
+        path = Path(db)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return f"sqlite:///{path}"
+    try:
+        url = make_url(db)
+    except ArgumentError as exc:
+        raise StoreError(f"not a database URL: {db!r} ({exc})") from exc
+    if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
+        Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+    return db
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    # SQLite hands back naive datetimes; every stored time is UTC
+    if value is None or value.tzinfo is not None:
+        return value
+    return value.replace(tzinfo=timezone.utc)
+
+
+def _set_sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    # WAL lets the CLI read a run while run_evals writes it; NORMAL sync is durable across
+    # process crashes (only an OS crash can lose the last transactions)
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+class Store:
+    """The results database.
+
+    Args:
+        db: ``None`` (the default SQLite file ``.scorekit/scorekit.db``), a path to a SQLite
+            file, or any SQLAlchemy URL. The tables are created when missing.
+
+    Raises:
+        StoreError: the database cannot be opened or its tables created; the message holds
+            the URL with any password masked.
+
+    Example:
+        >>> with Store("sqlite:///:memory:") as store:
+        ...     store.list_runs()
+        []
+    """
+
+    def __init__(self, db: str | Path | None = None) -> None:
+        url = resolve_url(db)
+        parsed = make_url(url)
+        self.url = parsed.render_as_string(hide_password=True)
+        """The database URL, password masked."""
+        try:
+            self._engine: Engine = create_engine(url)
+            if parsed.get_backend_name() == "sqlite":
+                event.listen(self._engine, "connect", _set_sqlite_pragmas)
+            metadata.create_all(self._engine)
+        except (SQLAlchemyError, ImportError) as exc:
+            raise StoreError(f"cannot open the database {self.url}: {exc}", url=self.url) from exc
+
+    def __repr__(self) -> str:
+        return f"Store({self.url!r})"
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close every pooled connection."""
+        self._engine.dispose()
+
+    def _fail(self, action: str, exc: Exception, run_id: str | None = None) -> StoreError:
+        return StoreError(f"{action} failed on {self.url}: {exc}", url=self.url, run_id=run_id)
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def start_run(
+        self,
+        run_id: str,
+        *,
+        name: str | None,
+        scorers: Sequence[Mapping[str, Any]],
+        config: Mapping[str, Any] | None = None,
+        thresholds: Mapping[str, float] | None = None,
+        started_at: datetime | None = None,
+    ) -> None:
+        """Record a new run with status ``running``.
+
+        Args:
+            run_id: the run's uuid4.
+            name: a name for it, or ``None``.
+            scorers: ``[{"id", "name", "description"}]``.
+            config: JSON data describing what was run.
+            thresholds: scorer id → minimum mean.
+            started_at: the start time (UTC); now when omitted.
+
+        Raises:
+            StoreError: the write failed (for example a duplicate id).
+        """
+        try:
+            with self._engine.begin() as conn:
+                conn.execute(
+                    insert(runs).values(
+                        id=run_id,
+                        name=name,
+                        status="running",
+                        source="TEST",
+                        started_at=started_at or datetime.now(timezone.utc),
+                        config=dict(config or {}),
+                        scorers=[dict(s) for s in scorers],
+                        thresholds=dict(thresholds or {}),
+                        total_items=0,
+                    )
+                )
+        except SQLAlchemyError as exc:
+            raise self._fail("starting a run", exc, run_id) from exc
+
+    def reopen_run(self, run_id: str) -> None:
+        """Mark a stored run as ``running`` again (to resume it).
+
+        Raises:
+            StoreError: no such run, or the write failed.
+        """
+        self.get_run(run_id)
+        try:
+            with self._engine.begin() as conn:
+                conn.execute(
+                    update(runs)
+                    .where(runs.c.id == run_id)
+                    .values(status="running", finished_at=None, verdict=None)
+                )
+        except SQLAlchemyError as exc:
+            raise self._fail("reopening a run", exc, run_id) from exc
+
+    def finish_run(
+        self,
+        run_id: str,
+        *,
+        status: RunStatus,
+        total_items: int,
+        totals: Mapping[str, Mapping[str, Any]],
+        judge_usage: Mapping[str, Any],
+        verdict: str | None,
+        finished_at: datetime | None = None,
+    ) -> None:
+        """Record how a run ended and its totals.
+
+        Raises:
+            StoreError: the write failed.
+        """
+        try:
+            with self._engine.begin() as conn:
+                conn.execute(
+                    update(runs)
+                    .where(runs.c.id == run_id)
+                    .values(
+                        status=status,
+                        finished_at=finished_at or datetime.now(timezone.utc),
+                        total_items=total_items,
+                        totals={k: dict(v) for k, v in totals.items()},
+                        judge_usage=dict(judge_usage),
+                        verdict=verdict,
+                    )
+                )
+        except SQLAlchemyError as exc:
+            raise self._fail("finishing a run", exc, run_id) from exc
+
+    def write_results(self, rows: Sequence[Mapping[str, Any]], *, replace: bool = False) -> None:
+        """Insert result rows in one transaction.
+
+        Args:
+            rows: values for the ``results`` table (see :mod:`scorekit.store.tables`).
+            replace: first delete stored rows of the same (run, item, scorer) pairs (a resumed
+                run re-scoring pairs that failed before).
+
+        Raises:
+            StoreError: the write failed; none of the rows is stored.
+        """
+        if not rows:
+            return
+        try:
+            with self._engine.begin() as conn:
+                if replace:
+                    conn.execute(
+                        delete(results).where(
+                            results.c.run_id == bindparam("r"),
+                            results.c.item_id == bindparam("i"),
+                            results.c.scorer_id == bindparam("s"),
+                        ),
+                        [{"r": r["run_id"], "i": r["item_id"], "s": r["scorer_id"]} for r in rows],
+                    )
+                conn.execute(insert(results), [dict(r) for r in rows])
+        except SQLAlchemyError as exc:
+            raise self._fail("writing results", exc) from exc
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def _run_record(self, row: Any) -> RunRecord:
+        return RunRecord(
+            id=row.id,
+            name=row.name,
+            status=row.status,
+            started_at=cast(datetime, _utc(row.started_at)),
+            finished_at=_utc(row.finished_at),
+            config=row.config or {},
+            scorers=row.scorers or [],
+            thresholds=row.thresholds or {},
+            total_items=row.total_items or 0,
+            totals=row.totals or {},
+            judge_usage=row.judge_usage or {},
+            verdict=row.verdict,
+        )
+
+    def list_runs(self, limit: int | None = 50) -> list[RunRecord]:
+        """Return stored runs, newest first.
+
+        Args:
+            limit: the most runs to return (``None``: all).
+
+        Raises:
+            StoreError: the read failed.
+        """
+        query = select(runs).order_by(runs.c.started_at.desc(), runs.c.id)
+        if limit is not None:
+            query = query.limit(limit)
+        try:
+            with self._engine.connect() as conn:
+                return [self._run_record(row) for row in conn.execute(query)]
+        except SQLAlchemyError as exc:
+            raise self._fail("listing runs", exc) from exc
+
+    def get_run(self, ref: str) -> RunRecord:
+        """Return one run by its id, a unique prefix of it (``"3f2a"``), or ``"latest"``.
+
+        Raises:
+            StoreError: no run matches, or the prefix matches several runs.
+        """
+        try:
+            with self._engine.connect() as conn:
+                if ref == "latest":
+                    found = list(
+                        conn.execute(select(runs).order_by(runs.c.started_at.desc()).limit(1))
+                    )
+                else:
+                    found = list(conn.execute(select(runs).where(runs.c.id == ref)))
+                    if not found and ref:
+                        escaped = ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+                        query = select(runs).where(runs.c.id.like(escaped + "%", escape="\\"))
+                        found = list(conn.execute(query.limit(2)))
+        except SQLAlchemyError as exc:
+            raise self._fail("reading a run", exc, ref) from exc
+        if not found:
+            raise StoreError(f"no run {ref!r} in {self.url}", url=self.url, run_id=ref)
+        if len(found) > 1:
+            raise StoreError(
+                f"{ref!r} matches several runs in {self.url}; give more of the id",
+                url=self.url,
+                run_id=ref,
+            )
+        return self._run_record(found[0])
+
+    def done_pairs(self, run_id: str) -> dict[tuple[str, str], ResultRecord]:
+        """Return the run's (item id, scorer id) pairs stored as ``ok`` or ``skipped``.
+
+        A resumed run skips these pairs and counts their stored results.
+
+        Raises:
+            StoreError: the read failed.
+        """
+        found: dict[tuple[str, str], ResultRecord] = {}
+        for record in self.results(run_id, statuses=("ok", "skipped"), light=True):
+            found[(record.item_id, record.scorer_id)] = record
+        return found
+
+    def results(
+        self,
+        run_id: str,
+        *,
+        scorer_id: str | None = None,
+        statuses: Sequence[Status] | None = None,
+        limit: int | None = None,
+        light: bool = False,
+    ) -> Iterator[ResultRecord]:
+        """Stream a run's stored results in the order they were written.
+
+        Args:
+            run_id: the run (its full id).
+            scorer_id: only this scorer's results.
+            statuses: only results with these statuses.
+            limit: the most rows to return.
+            light: leave out the bulky columns (input, output, ground truth, context, request
+                context, step results, prompts); they read back as ``None``.
+
+        Yields:
+            One record per stored row.
+
+        Raises:
+            StoreError: the read failed.
+        """
+        bulky = {
+            "input",
+            "output",
+            "ground_truth",
+            "context",
+            "request_context",
+            "item_metadata",
+            "preprocess_step_result",
+            "analyze_step_result",
+            "preprocess_prompt",
+            "analyze_prompt",
+            "generate_score_prompt",
+            "generate_reason_prompt",
+        }
+        columns = [c for c in results.c if not (light and c.name in bulky)]
+        query = select(*columns).where(results.c.run_id == run_id).order_by(results.c.id)
+        if scorer_id is not None:
+            query = query.where(results.c.scorer_id == scorer_id)
+        if statuses is not None:
+            query = query.where(results.c.status.in_(list(statuses)))
+        if limit is not None:
+            query = query.limit(limit)
+        try:
+            with self._engine.connect() as conn:
+                for row in conn.execution_options(yield_per=1000).execute(query):
+                    yield _result_record(dict(row._mapping))
+        except SQLAlchemyError as exc:
+            raise self._fail("reading results", exc, run_id) from exc
+
+    def item_count(self, run_id: str) -> int:
+        """Return how many distinct items have stored results in the run.
+
+        Raises:
+            StoreError: the read failed.
+        """
+        query = select(func.count(func.distinct(results.c.item_id))).where(
+            results.c.run_id == run_id
+        )
+        try:
+            with self._engine.connect() as conn:
+                return int(conn.execute(query).scalar_one())
+        except SQLAlchemyError as exc:
+            raise self._fail("counting items", exc, run_id) from exc
+
+    def scorer_stats(self, run_id: str) -> dict[str, ScorerStats]:
+        """Per-scorer counts and score statistics of a stored run, from its result rows.
+
+        Scorers are listed in the run's order. Works for unfinished and interrupted runs too.
+
+        Raises:
+            StoreError: no such run, or the read failed.
+        """
+        run = self.get_run(run_id)
+        counts: dict[str, dict[Status, int]] = {
+            sid: {"ok": 0, "skipped": 0, "error": 0} for sid in run.scorer_ids
+        }
+        scores: dict[str, list[float]] = {sid: [] for sid in run.scorer_ids}
+        try:
+            with self._engine.connect() as conn:
+                grouped = select(results.c.scorer_id, results.c.status, func.count()).where(
+                    results.c.run_id == run.id
+                )
+                for sid, status, n in conn.execute(
+                    grouped.group_by(results.c.scorer_id, results.c.status)
+                ):
+                    counts.setdefault(sid, {"ok": 0, "skipped": 0, "error": 0})[status] = n
+                query = (
+                    select(results.c.scorer_id, results.c.score)
+                    .where(results.c.run_id == run.id, results.c.status == "ok")
+                    .order_by(results.c.id)
+                )
+                for sid, score in conn.execution_options(yield_per=5000).execute(query):
+                    if score is not None:
+                        scores.setdefault(sid, []).append(float(score))
+        except SQLAlchemyError as exc:
+            raise self._fail("reading statistics", exc, run.id) from exc
+        return {
+            sid: ScorerStats(
+                scorer_id=sid,
+                counts=counts[sid],
+                mean=math.fsum(found) / len(found) if found else None,
+                median=statistics.median(found) if found else None,
+                minimum=min(found) if found else None,
+                maximum=max(found) if found else None,
+                scores=found,
+            )
+            for sid, found in ((sid, scores.get(sid, [])) for sid in counts)
+        }
+
+    def compare(
+        self, run_a: str, run_b: str, *, limit: int = 10
+    ) -> tuple[list[ScorerChange], list[ScoreRegression]]:
+        """Compare two stored runs scorer by scorer, and find the items that regressed most.
+
+        Args:
+            run_a: the baseline run (id, prefix or ``"latest"``).
+            run_b: the run compared with it.
+            limit: how many regressed items to return (largest drops first).
+
+        Returns:
+            Each scorer's means in both runs (scorers of either run, first run's order first),
+            and the (item, scorer) pairs scored ``ok`` in both runs whose score dropped, the
+            largest drop first.
+
+        Raises:
+            StoreError: a run does not exist, or the read failed.
+        """
+        a, b = self.get_run(run_a), self.get_run(run_b)
+        stats_a, stats_b = self.scorer_stats(a.id), self.scorer_stats(b.id)
+        ra, rb = results.alias("ra"), results.alias("rb")
+        joined = ra.join(
+            rb,
+            and_(
+                ra.c.item_id == rb.c.item_id,
+                ra.c.scorer_id == rb.c.scorer_id,
+                rb.c.run_id == b.id,
+            ),
+        )
+        delta = (rb.c.score - ra.c.score).label("delta")
+        try:
+            with self._engine.connect() as conn:
+                pairs = conn.execute(
+                    select(
+                        ra.c.scorer_id,
+                        func.sum(
+                            case((and_(ra.c.status == "ok", rb.c.status == "ok"), 1), else_=0)
+                        ),
+                        func.sum(
+                            case((and_(ra.c.status == "ok", rb.c.status == "error"), 1), else_=0)
+                        ),
+                    )
+                    .select_from(joined)
+                    .where(ra.c.run_id == a.id)
+                    .group_by(ra.c.scorer_id)
+                )
+                paired = {sid: (int(n or 0), int(f or 0)) for sid, n, f in pairs}
+                dropped = conn.execute(
+                    select(ra.c.item_id, ra.c.scorer_id, ra.c.score, rb.c.score, delta)
+                    .select_from(joined)
+                    .where(
+                        ra.c.run_id == a.id,
+                        ra.c.status == "ok",
+                        rb.c.status == "ok",
+                        rb.c.score < ra.c.score,
+                    )
+                    .order_by(delta, ra.c.item_id, ra.c.scorer_id)
+                    .limit(limit)
+                )
+                regressions = [
+                    ScoreRegression(item_id, sid, float(sa), float(sb), float(d))
+                    for item_id, sid, sa, sb, d in dropped
+                ]
+        except SQLAlchemyError as exc:
+            raise self._fail("comparing runs", exc) from exc
+        changes = []
+        for sid in dict.fromkeys([*stats_a, *stats_b]):
+            mean_a = stats_a[sid].mean if sid in stats_a else None
+            mean_b = stats_b[sid].mean if sid in stats_b else None
+            n, failed = paired.get(sid, (0, 0))
+            changes.append(
+                ScorerChange(
+                    scorer_id=sid,
+                    mean_a=mean_a,
+                    mean_b=mean_b,
+                    delta=None if mean_a is None or mean_b is None else mean_b - mean_a,
+                    paired=n,
+                    newly_failed=failed,
+                )
+            )
+        return changes, regressions
+
+
+def _result_record(row: Mapping[str, Any]) -> ResultRecord:
+    prompts = {
+        step: row[f"{step}_prompt"]
+        for step in _PROMPT_STEPS
+        if row.get(f"{step}_prompt") is not None
+    }
+    return ResultRecord(
+        run_id=row["run_id"],
+        item_id=row["item_id"],
+        scorer_id=row["scorer_id"],
+        scorer_run_id=row["scorer_run_id"],
+        status=row["status"],
+        score=row["score"],
+        reason=row["reason"],
+        preprocess_step_result=row.get("preprocess_step_result"),
+        analyze_step_result=row.get("analyze_step_result"),
+        prompts=prompts,
+        judge_usage=JudgeUsage(
+            calls=row["judge_calls"],
+            input_tokens=row["judge_input_tokens"],
+            output_tokens=row["judge_output_tokens"],
+            latency_s=row["judge_latency_s"],
+            cache_hits=row["judge_cache_hits"],
+        ),
+        error=row["error"],
+        input=row.get("input"),
+        output=row.get("output"),
+        ground_truth=row.get("ground_truth"),
+        context=row.get("context"),
+        request_context=row.get("request_context"),
+        metadata=row.get("item_metadata") or {},
+        source=row["source"],
+        duration_s=row["duration_s"],
+        created_at=cast(datetime, _utc(row["created_at"])),
+    )

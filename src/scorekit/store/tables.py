@@ -1,0 +1,89 @@
+"""The tables of the results database (SQLAlchemy Core), portable across SQLite and PostgreSQL.
+
+Two tables. ``runs`` holds one row per ``run_evals`` call: its name, when it started and
+finished, how it ended, its configuration, its scorers and its totals. ``results`` holds one row
+per (item, scorer) pair with everything the scorer run produced, in the shape of Mastra's score
+rows (mastra-core.md §6.4) with snake_case names and ``source = "TEST"``.
+
+The schema is created on first use; columns are only ever added, never renamed, so older
+databases stay readable.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+
+__all__ = ["metadata", "results", "runs"]
+
+metadata = MetaData()
+"""The schema: ``runs`` and ``results``."""
+
+_json = JSON(none_as_null=True)  # store Python None as SQL NULL, not the JSON text 'null'
+
+runs = Table(
+    "runs",
+    metadata,
+    Column("id", String(36), primary_key=True, comment="uuid4 of the run"),
+    Column("name", String(200), nullable=True),
+    Column("status", String(16), nullable=False, comment="running|finished|interrupted|failed"),
+    Column("source", String(8), nullable=False, default="TEST"),
+    Column("started_at", DateTime(timezone=True), nullable=False),
+    Column("finished_at", DateTime(timezone=True), nullable=True),
+    Column("config", _json, nullable=True, comment="what the caller ran (dataset, options)"),
+    Column("scorers", _json, nullable=False, comment="[{id, name, description}]"),
+    Column("thresholds", _json, nullable=True, comment="{scorer_id: minimum mean}"),
+    Column("total_items", Integer, nullable=False, default=0),
+    Column("totals", _json, nullable=True, comment="{scorer_id: {counts, mean, ...}}"),
+    Column("judge_usage", _json, nullable=True),
+    Column("verdict", String(8), nullable=True, comment="passed|failed"),
+)
+"""One row per run."""
+
+results = Table(
+    "results",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("run_id", String(36), ForeignKey("runs.id", ondelete="CASCADE"), nullable=False),
+    Column("item_id", String(200), nullable=False),
+    Column("scorer_id", String(200), nullable=False),
+    Column("scorer_run_id", String(36), nullable=False),
+    Column("status", String(8), nullable=False, comment="ok|skipped|error"),
+    Column("score", Float, nullable=True),
+    Column("reason", Text, nullable=True),
+    Column("preprocess_step_result", _json, nullable=True),
+    Column("analyze_step_result", _json, nullable=True),
+    Column("preprocess_prompt", Text, nullable=True),
+    Column("analyze_prompt", Text, nullable=True),
+    Column("generate_score_prompt", Text, nullable=True),
+    Column("generate_reason_prompt", Text, nullable=True),
+    Column("judge_calls", Integer, nullable=False, default=0),
+    Column("judge_input_tokens", Integer, nullable=False, default=0),
+    Column("judge_output_tokens", Integer, nullable=False, default=0),
+    Column("judge_cache_hits", Integer, nullable=False, default=0),
+    Column("judge_latency_s", Float, nullable=False, default=0.0),
+    Column("error", _json, nullable=True, comment="{type, message, step, raw_output}"),
+    Column("input", _json, nullable=True),
+    Column("output", _json, nullable=True),
+    Column("ground_truth", _json, nullable=True),
+    Column("context", _json, nullable=True),
+    Column("request_context", _json, nullable=True),
+    Column("item_metadata", _json, nullable=True),
+    Column("source", String(8), nullable=False, default="TEST"),
+    Column("duration_s", Float, nullable=False, default=0.0),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Index("ix_results_run_item_scorer", "run_id", "item_id", "scorer_id"),
+    Index("ix_results_run_scorer_status", "run_id", "scorer_id", "status"),
+)
+"""One row per (item, scorer) pair of a run."""

@@ -1,0 +1,171 @@
+from __future__ import annotations
+
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from scorekit import create_scorer
+from scorekit.evals import run_evals_sync
+from scorekit.pipeline import StepContext
+from scorekit.report import histogram, render_report, write_report
+from scorekit.store import Store
+
+from ..evalkit import CachingModel, failing_on, judged_scorer, length_scorer
+
+EVIL = '<script>alert("x")</script>'
+
+
+class Page(HTMLParser):
+    """Collects tags, attributes and text of a page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.attrs: list[tuple[str, str | None]] = []
+        self.text: list[str] = []
+        self.scripts: list[str] = []
+        self._in_script = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        self.attrs.extend(attrs)
+        self._in_script = tag == "script"
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_script = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_script:
+            self.scripts.append(data)
+        else:
+            self.text.append(data)
+
+
+def parse(html: str) -> Page:
+    page = Page()
+    page.feed(html)
+    page.close()
+    return page
+
+
+def test_histogram_bins() -> None:
+    found = histogram([0.0, 0.09, 0.1, 0.55, 0.99, 1.0, -0.2], bins=10)
+    assert [b.count for b in found] == [3, 1, 0, 0, 0, 1, 0, 0, 0, 2]
+    assert (found[0].low, found[-1].high) == (0.0, 1.0)
+    wide = histogram([0.0, 5.0], bins=5)
+    assert [b.count for b in wide] == [1, 0, 0, 0, 1]
+    assert wide[-1].high == 5.0
+    assert [b.count for b in histogram([], bins=2)] == [0, 0]
+
+
+def test_report_escapes_every_text_from_data_and_models(tmp_path: Path) -> None:
+    def evil_reason(ctx: StepContext) -> str:
+        return f"reason {EVIL}"
+
+    evil_scorer = (
+        create_scorer(f"x{EVIL}", description=EVIL, name=f"name {EVIL}")
+        .generate_score(lambda ctx: 0.5)
+        .generate_reason(evil_reason)
+    )
+    data = [
+        {
+            "id": f"id{EVIL}",
+            "input": f"in {EVIL}",
+            "output": f"out {EVIL}",
+            "ground_truth": f"gt {EVIL}",
+            "context": [f"ctx {EVIL}"],
+            "metadata": {"m": EVIL},
+        }
+    ]
+    result = run_evals_sync(
+        data,
+        [evil_scorer, judged_scorer(CachingModel()), failing_on({f"out {EVIL}"})],
+        store=tmp_path / "e.db",
+        run_name=f"run {EVIL}",
+        config={"note": EVIL},
+    )
+    with Store(tmp_path / "e.db") as store:
+        html = render_report(store, result.run_id)
+    page = parse(html)
+    # exactly one script element: the report's own filter code
+    assert page.tags.count("script") == 1
+    assert "alert" not in "".join(page.scripts)
+    assert "<script>alert" not in html
+    assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in html
+    text = "".join(page.text)
+    for expected in (
+        f"run {EVIL}",
+        f"id{EVIL}",
+        f"in {EVIL}",
+        f"out {EVIL}",
+        f"gt {EVIL}",
+        f"ctx {EVIL}",
+        f"reason {EVIL}",
+        f"name {EVIL}",
+        f"Is this fine? out {EVIL}",  # the judge prompt
+        f"cannot score out {EVIL}",  # the error message
+    ):
+        assert expected in text, expected
+    # no attribute may carry an event handler or a javascript: URL from the data
+    for name, value in page.attrs:
+        assert not name.startswith("on")
+        assert "javascript:" not in (value or "")
+
+
+def test_report_is_self_contained(tmp_path: Path) -> None:
+    data = [{"id": "a", "output": "see https://example.com/x", "input": "q"}]
+    result = run_evals_sync(data, [length_scorer()], store=tmp_path / "s.db")
+    with Store(tmp_path / "s.db") as store:
+        path = write_report(store, result.run_id, tmp_path / "out" / "report.html")
+    html = path.read_text(encoding="utf-8")
+    page = parse(html)
+    assert not {"link", "img", "iframe", "object", "embed"} & set(page.tags)
+    for name, value in page.attrs:
+        if name in ("src", "href", "action", "data"):
+            raise AssertionError(f"external reference {name}={value}")
+    assert "@import" not in html
+    assert "url(" not in html
+    assert "default-src 'none'" in html  # the CSP forbids any request even if one slipped in
+    assert "https://example.com/x" in "".join(page.text)  # data text is kept, not linked
+
+
+def test_report_summary_histogram_and_items(tmp_path: Path) -> None:
+    data = [
+        {"id": "a", "output": "abcde"},
+        {"id": "b", "output": "ab"},
+        {"id": "c", "output": "abcdefghi"},
+    ]
+    result = run_evals_sync(
+        data,
+        [length_scorer(), failing_on({"ab"})],
+        store=tmp_path / "r.db",
+        thresholds={"length": 0.9},
+        concurrency=1,
+        run_name="three",
+    )
+    with Store(tmp_path / "r.db") as store:
+        html = render_report(store, result.run_id)
+        short = render_report(store, "latest", max_items=1)
+    page = parse(html)
+    text = " ".join(" ".join(page.text).split())
+    assert "three" in text
+    assert "failed" in text  # the verdict: mean 0.5333 < 0.9
+    assert "0.5333" in text  # mean of length
+    assert "≥ 0.90 fail" in text
+    assert page.tags.count("svg") == 2
+    assert page.tags.count("rect") == 20  # ten bins per scorer
+    titles = [t for t in page.text if t.startswith("[")]
+    assert "[0.20, 0.30): 1" in titles
+    assert "[0.90, 1.00]: 1" in titles
+    # one expandable entry per item, each with its scorers' details
+    assert "3 of 3 items shown" in text
+    assert "cannot score ab" in text
+    assert "1 of 3 items shown" in " ".join(" ".join(parse(short).text).split())
+
+
+def test_report_of_unknown_run_fails(tmp_path: Path) -> None:
+    from scorekit.errors import StoreError
+
+    with Store(tmp_path / "n.db") as store, pytest.raises(StoreError, match="no run"):
+        render_report(store, "nope")

@@ -1,0 +1,284 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from scorekit.cli import app
+from scorekit.store import Store
+
+ROWS = [
+    {"id": "a", "question": "q1", "answer": "the cat sat", "ref": "the cat sat", "ctx": ["c"]},
+    {"id": "b", "question": "q2", "answer": "a dog", "ref": "the cat sat", "ctx": ["c", "d"]},
+]
+
+
+@pytest.fixture(autouse=True)
+def _no_env_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SCOREKIT_MODEL", raising=False)
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(app, list(args), env={"COLUMNS": "200"})
+
+
+def write_jsonl(path: Path, rows: list[dict[str, object]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def write_config(tmp_path: Path, body: str) -> Path:
+    write_jsonl(tmp_path / "data.jsonl", ROWS)
+    path = tmp_path / "run.yaml"
+    path.write_text(body, encoding="utf-8")
+    return path
+
+
+CONFIG = """
+name: demo
+data:
+  path: data.jsonl
+  fields: {input: question, output: answer, ground_truth: ref, context: ctx}
+scorers:
+  - content-similarity
+  - name: keyword-coverage
+thresholds:
+  content-similarity: 0.5
+"""
+
+
+def test_config_run_stores_reports_and_passes(tmp_path: Path) -> None:
+    config = write_config(tmp_path, CONFIG)
+    db = tmp_path / "db.sqlite"
+    result = invoke("run", str(config), "--db", str(db), "--report", str(tmp_path / "r.html"))
+    assert result.exit_code == 0, result.output
+    assert "threshold content-similarity-scorer: mean 0.5000 >= 0.5  pass" in result.stdout
+    assert "verdict: passed" in result.stdout
+    assert "stored: run " in result.stdout
+    assert f"report: {tmp_path / 'r.html'}" in result.stdout
+    with Store(db) as store:
+        (run,) = store.list_runs()
+        rows = {(r.item_id, r.scorer_id): r for r in store.results(run.id)}
+    assert run.name == "demo"
+    assert run.verdict == "passed"
+    assert run.config["data"]["fields"]["output"] == "answer"
+    assert rows[("a", "content-similarity-scorer")].score == 1.0
+    assert rows[("b", "content-similarity-scorer")].context == ["c", "d"]
+    assert rows[("b", "keyword-coverage-scorer")].ground_truth == "the cat sat"
+    assert (tmp_path / "r.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_threshold_failure_exits_1(tmp_path: Path) -> None:
+    config = write_config(
+        tmp_path, CONFIG.replace("content-similarity: 0.5", "content-similarity: 0.6")
+    )
+    result = invoke("run", str(config), "--db", str(tmp_path / "x.db"))
+    assert result.exit_code == 1, result.output
+    assert "FAIL" in result.stdout
+    assert "verdict: failed" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("data: {path: data.jsonl}\nscorers: [nope]\n", "unknown scorer 'nope'"),
+        ("data: {path: data.jsonl}\nscorers: []\n", "scorers: List should have at least 1 item"),
+        ("data: {path: data.jsonl}\nscorers: [tone]\nconcurrency: 0\n", "concurrency:"),
+        ("data: {path: data.jsonl}\nscorers: [tone]\nextra_key: 1\n", "extra_key: Extra inputs"),
+        ("data: {path: missing.jsonl}\nscorers: [tone]\n", "missing.jsonl: no such file"),
+        ("data: [1\n", "not valid YAML"),
+        (
+            "data: {path: data.jsonl}\nscorers: [{name: tone, options: {nonsense: 1}}]\n",
+            "nonsense",
+        ),
+        (
+            "data: {path: data.jsonl}\nscorers: [tone]\ntarget: no_such_module:f\n",
+            "cannot import no_such_module",
+        ),
+        ("data: {path: data.jsonl}\nscorers: [tone]\nthresholds: {tone: high}\n", "thresholds"),
+    ],
+)
+def test_usage_errors_exit_2(tmp_path: Path, body: str, message: str) -> None:
+    config = write_config(tmp_path, body)
+    result = invoke("run", str(config), "--db", str(tmp_path / "x.db"))
+    assert result.exit_code == 2, result.output
+    assert message in " ".join(result.stderr.split())
+
+
+def test_flags_belong_to_the_dataset_form(tmp_path: Path) -> None:
+    config = write_config(tmp_path, CONFIG)
+    result = invoke("run", str(config), "--scorer", "tone")
+    assert result.exit_code == 2
+    assert "--scorer belong(s) in the config file" in result.stderr
+
+
+def test_config_target_produces_outputs_and_context(tmp_path: Path) -> None:
+    (tmp_path / "my_app.py").write_text(
+        "def answer(question):\n"
+        "    return {'output': 'the cat sat' if question == 'q1' else 'no', 'context': ['p']}\n",
+        encoding="utf-8",
+    )
+    body = """
+data:
+  path: data.jsonl
+  fields: {input: question, output: not_there, ground_truth: ref}
+target: my_app:answer
+scorers: [content-similarity]
+"""
+    config = write_config(tmp_path, body)
+    db = tmp_path / "t.db"
+    result = invoke("run", str(config), "--db", str(db))
+    assert result.exit_code == 0, result.output
+    with Store(db) as store:
+        rows = {r.item_id: r for r in store.results(store.get_run("latest").id)}
+    assert rows["a"].output == "the cat sat"
+    assert rows["a"].score == 1.0
+    assert rows["b"].output == "no"
+    assert rows["b"].context == ["p"]
+
+
+def test_flag_form_still_works_with_thresholds(tmp_path: Path) -> None:
+    data = write_jsonl(
+        tmp_path / "d.jsonl",
+        [
+            {"id": "x", "input": "night", "output": "nacht"},
+            {"id": "y", "input": "a", "output": "a"},
+        ],
+    )
+    out = tmp_path / "out.jsonl"
+    result = invoke(
+        "run",
+        str(data),
+        "--scorer",
+        "content-similarity",
+        "--threshold",
+        "content-similarity=0.6",
+        "--out",
+        str(out),
+        "--no-store",
+    )
+    assert result.exit_code == 0, result.output
+    assert "mean 0.6250 >= 0.6  pass" in result.stdout
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 2
+    assert "stored:" not in result.stdout
+    missing = invoke("run", str(data))
+    assert missing.exit_code == 2
+    assert "give --scorer" in missing.stderr
+
+
+def test_runs_show_compare_and_report(tmp_path: Path) -> None:
+    db = tmp_path / "c.db"
+    first = write_jsonl(
+        tmp_path / "one.jsonl",
+        [
+            {"id": "x", "input": "night", "output": "nacht"},
+            {"id": "y", "input": "ab", "output": "ab"},
+        ],
+    )
+    second = write_jsonl(
+        tmp_path / "two.jsonl",
+        [
+            {"id": "x", "input": "night", "output": "night"},
+            {"id": "y", "input": "ab", "output": "b"},
+        ],
+    )
+    for path, run_name in ((first, "before"), (second, "after")):
+        done = invoke(
+            "run", str(path), "-s", "content-similarity", "--db", str(db), "--name", run_name
+        )
+        assert done.exit_code == 0, done.output
+    with Store(db) as store:
+        after, before = (r.id for r in store.list_runs())
+
+    listed = invoke("runs", "--db", str(db))
+    assert listed.exit_code == 0
+    lines = [line for line in listed.stdout.splitlines() if "finished" in line]
+    assert [before[:8] in lines[1], after[:8] in lines[0]] == [True, True]
+    assert "content-similarity-scorer=0.6250" in lines[1]
+
+    shown = invoke("show", before[:6], "--db", str(db))
+    assert shown.exit_code == 0, shown.output
+    assert f"run {before}  before" in shown.stdout
+    row = next(line for line in shown.stdout.splitlines() if "content-similarity" in line)
+    assert row.split("│")[1:-1] == [
+        " content-similarity-scorer ",
+        "  2 ",
+        "       0 ",
+        "     0 ",
+        " 0.6250 ",
+        " 0.6250 ",
+        " 0.2500 ",
+        " 1.0000 ",
+        "    — ",
+    ]
+
+    compared = invoke("compare", before, after, "--db", str(db))
+    assert compared.exit_code == 0, compared.output
+    text = compared.stdout
+    change = next(line for line in text.splitlines() if "content-similarity-scorer" in line)
+    assert [c.strip() for c in change.split("│")[1:-1]] == [
+        "content-similarity-scorer",
+        "0.6250",
+        "0.5000",
+        "-0.1250",
+        "2",
+        "0",
+    ]
+    worst = [line for line in text.splitlines() if line.startswith("│ y")]
+    assert [c.strip() for c in worst[0].split("│")[1:-1]] == [
+        "y",
+        "content-similarity-scorer",
+        "1.0000",
+        "0.0000",
+        "-1.0000",
+    ]
+
+    html = tmp_path / "rep" / "r.html"
+    reported = invoke("report", after[:8], "-o", str(html), "--db", str(db))
+    assert reported.exit_code == 0, reported.output
+    assert "after" in html.read_text(encoding="utf-8")
+
+    unknown = invoke("show", "zzzz", "--db", str(db))
+    assert unknown.exit_code == 2
+    assert "no run 'zzzz'" in unknown.stderr
+
+
+def test_resume_from_the_command_line(tmp_path: Path) -> None:
+    db = tmp_path / "r.db"
+    data = write_jsonl(tmp_path / "d.jsonl", [{"id": "x", "input": "a", "output": "a"}])
+    first = invoke("run", str(data), "-s", "content-similarity", "--db", str(db))
+    assert first.exit_code == 0
+    with Store(db) as store:
+        run_id = store.get_run("latest").id
+    again = invoke(
+        "run", str(data), "-s", "content-similarity", "--db", str(db), "--resume", run_id[:8]
+    )
+    assert again.exit_code == 0, again.output
+    assert f"stored: run {run_id}" in again.stdout
+    with Store(db) as store:
+        assert len(store.list_runs()) == 1
+        assert len(list(store.results(run_id))) == 1
+    no_store = invoke("run", str(data), "-s", "content-similarity", "--no-store", "--resume", "x")
+    assert no_store.exit_code == 2
+
+
+def test_context_scorers_get_the_item_context_extractor() -> None:
+    from scorekit import create_scorer
+    from scorekit.cli import _make_scorer
+    from scorekit.evals import item_context
+    from scorekit.pipeline import Scorer
+    from scorekit.scorers import ScorerEntry
+
+    seen: dict[str, object] = {}
+
+    def factory(*, context=None, context_extractor=None, scale: float = 1.0) -> Scorer:  # type: ignore[no-untyped-def]
+        seen.update(context=context, context_extractor=context_extractor)
+        return create_scorer("c", description="d").generate_score(lambda ctx: 1.0)
+
+    entry = ScorerEntry("c", "c", factory, "code", "test")
+    _make_scorer(entry, {}, None)
+    assert seen == {"context": None, "context_extractor": item_context}
+    _make_scorer(entry, {"context": ["fixed"]}, None)
+    assert seen == {"context": ["fixed"], "context_extractor": None}
