@@ -9,12 +9,15 @@ still running at the deadline is cancelled (its connection closed) and fails wit
 from __future__ import annotations
 
 import asyncio
+import sys
 from typing import Any
 
 from scorekit.errors import JudgeTimeoutError
 from scorekit.judge.model import JudgeModel, JudgeRequest, JudgeResponse
 
 __all__ = ["TimeoutModel"]
+
+_HAS_TIMEOUT_BLOCK = sys.version_info >= (3, 11)
 
 
 class TimeoutModel:
@@ -43,8 +46,11 @@ class TimeoutModel:
         Raises:
             JudgeTimeoutError: the deadline passed.
         """
-        call: Any = self.inner.complete(request)
         try:
+            if _HAS_TIMEOUT_BLOCK:  # Python >= 3.11: no extra task per call
+                async with asyncio.timeout(self.timeout):  # type: ignore[attr-defined,unused-ignore]
+                    return await self.inner.complete(request)
+            call: Any = self.inner.complete(request)
             return await asyncio.wait_for(call, self.timeout)
         except asyncio.TimeoutError:
             raise JudgeTimeoutError(
