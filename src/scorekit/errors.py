@@ -7,6 +7,7 @@ ScorekitError
 │   ├── JudgeUnavailableError       unknown provider, missing key or extra
 │   ├── JudgeHTTPError              status_code, retry_after
 │   ├── JudgeTimeoutError
+│   ├── JudgeContextWindowError     prompt_tokens, context_window
 │   └── JudgeOutputError            raw output, schema, attempts
 ├── ScorerRunError                  scorer id, failed step, completed steps, partial result
 └── StoreError                      the results database failed or lacks a run; url (no password)
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ConfigError",
+    "JudgeContextWindowError",
     "JudgeError",
     "JudgeHTTPError",
     "JudgeOutputError",
@@ -93,6 +95,27 @@ class JudgeHTTPError(JudgeError):
 
 class JudgeTimeoutError(JudgeError):
     """A judge call did not finish within its timeout."""
+
+
+class JudgeContextWindowError(JudgeError):
+    """The prompt does not fit the model's context window; it is never silently truncated.
+
+    Attributes:
+        prompt_tokens: the prompt's size in tokens, when known.
+        context_window: the model's context window in tokens, when known.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        prompt_tokens: int | None = None,
+        context_window: int | None = None,
+        usage: JudgeUsage | None = None,
+    ) -> None:
+        super().__init__(message, usage=usage)
+        self.prompt_tokens = prompt_tokens
+        self.context_window = context_window
 
 
 class JudgeOutputError(JudgeError):

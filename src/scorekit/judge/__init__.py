@@ -1,9 +1,17 @@
-"""The judge: language models asked for structured verdicts by prompt steps."""
+"""The judge: language models asked for structured verdicts by prompt steps.
+
+``Judge("provider/model")`` resolves a model string against the provider table
+(:func:`list_providers`) and stacks the layers every provider shares: the judge-call cache,
+retries, the per-model adaptive concurrency limit and the per-attempt timeout (see
+:mod:`scorekit.judge.judge`). Any object implementing :class:`JudgeModel` works too.
+"""
 
 from scorekit.judge.judge import DEFAULT_INSTRUCTIONS, Judge, JudgeResult, to_judge
 from scorekit.judge.model import ChatMessage, JudgeModel, JudgeRequest, JudgeResponse, JudgeUsage
+from scorekit.judge.providers import Provider, list_providers
+from scorekit.judge.settings import JudgeSettings
 from scorekit.judge.structured import OutputSchema
-from scorekit.judge.testing import ScriptedJudge
+from scorekit.judge.testing import ScriptedJudge, forbid_remote_requests
 
 __all__ = [
     "DEFAULT_INSTRUCTIONS",
@@ -13,8 +21,12 @@ __all__ = [
     "JudgeRequest",
     "JudgeResponse",
     "JudgeResult",
+    "JudgeSettings",
     "JudgeUsage",
     "OutputSchema",
+    "Provider",
     "ScriptedJudge",
+    "forbid_remote_requests",
+    "list_providers",
     "to_judge",
 ]

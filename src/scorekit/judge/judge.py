@@ -1,14 +1,46 @@
-"""``Judge``: a model plus instructions, asked for structured output or text by prompt steps."""
+"""``Judge``: a model plus instructions, asked for structured output or text by prompt steps.
+
+A judge is a stack of layers, each knowing only the one below (style.md rule 3)::
+
+    Judge.generate_object / generate_text    prompt building, usage accounting
+      repair          one repair request, one larger-budget retry      (repair.py)
+      cache           persistent SQLite judge-call cache               (cache.py)
+      retry           backoff + jitter on 429/5xx/connection errors    (retry.py)
+      rate limit      per-model AIMD concurrency limiter, shared       (ratelimit.py)
+      timeout         hard deadline per attempt                        (timeout.py)
+      adapter         OpenAI-compatible / Anthropic / local / test     (openai_compat.py ...)
+      HTTP            the provider SDK's client
+
+Retry sits above the rate limiter (a design choice): the limiter then sees every attempt's
+outcome, including the 429s that a retry hides, and a request waiting out its backoff holds no
+slot. The timeout sits below it, so time spent queueing for a slot never counts against a
+call's deadline.
+"""
 
 from __future__ import annotations
 
+import logging
+import os
 import time
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from scorekit.errors import ConfigError, JudgeOutputError, JudgeUnavailableError
+from scorekit.errors import ConfigError, JudgeError
+from scorekit.judge.cache import CachingModel, open_cache
 from scorekit.judge.model import ChatMessage, JudgeModel, JudgeRequest, JudgeResponse, JudgeUsage
-from scorekit.judge.structured import OutputSchema, SchemaSpec, parse_output
+from scorekit.judge.providers import build_model, resolve_model
+from scorekit.judge.ratelimit import AdaptiveLimiter, RateLimitedModel, shared_limiter
+from scorekit.judge.repair import ask_structured, ask_text
+from scorekit.judge.retry import RetryingModel
+from scorekit.judge.settings import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_MAX_RETRIES,
+    DEFAULT_RETRY_BACKOFF_S,
+    DEFAULT_TIMEOUT_S,
+    JudgeSettings,
+)
+from scorekit.judge.structured import OutputSchema, SchemaSpec
+from scorekit.judge.timeout import TimeoutModel
 
 __all__ = ["DEFAULT_INSTRUCTIONS", "Judge", "JudgeResult", "to_judge"]
 
@@ -19,6 +51,8 @@ DEFAULT_INSTRUCTIONS = (
     "answer only in the requested format."
 )
 """System instructions used when a judge is created without its own."""
+
+_log = logging.getLogger("scorekit.judge")
 
 
 @dataclass(frozen=True)
@@ -38,73 +72,199 @@ class JudgeResult(Generic[T]):
     model_id: str
 
 
+class _Meter:
+    """Usage of the requests made for one result."""
+
+    __slots__ = ("usage",)
+
+    def __init__(self) -> None:
+        self.usage = JudgeUsage()
+
+
 class Judge:
-    """A judge model with its system instructions.
+    """A judge model with its system instructions, retries, rate limit and cache.
 
     Args:
-        model: a :class:`~scorekit.judge.model.JudgeModel` object.
+        model: ``"provider/model"`` (e.g. ``"openai/gpt-4o-mini"``, ``"ollama/llama3.2"``,
+            ``"local/smollm2"``; see :func:`~scorekit.judge.providers.list_providers`) or
+            any :class:`~scorekit.judge.model.JudgeModel` object.
         instructions: the system prompt sent with every request (non-empty).
+        timeout: seconds one attempt may take (``> 0``); a hung call is cancelled and fails
+            with ``JudgeTimeoutError``.
+        max_retries: retries on 429, 5xx and connection errors (``>= 0``), honouring
+            ``Retry-After``.
+        retry_backoff: first retry delay in seconds without ``Retry-After`` (``>= 0``);
+            doubles per retry, jittered.
+        concurrency: most requests in flight to this model (``>= 1``), shared by every judge
+            on the same model; adapts down on 429 and back up on success.
+        temperature: sampling temperature in ``[0, 2]`` (default 0).
+        seed: sampling seed, sent where the provider accepts one.
+        max_tokens: reply budget in tokens (``>= 1``), or ``None`` for the provider's default.
+        cache: use the persistent judge-call cache (models from provider strings only; a
+            ``JudgeModel`` object has no stable identity to key on, and ``test/...`` is never
+            cached).
+        cache_dir: the cache folder (default ``.scorekit/`` under the working directory).
+        context_window: the local judge's window in tokens (default 8,192, ``>= 256``).
+        base_url: the endpoint for a model string (required for ``openai-compatible``
+            unless ``OPENAI_COMPATIBLE_BASE_URL`` is set); wins over the environment.
+        api_key: the API key for a model string; wins over the environment. Never shown in
+            ``repr``, errors, logs, results or cache keys.
 
     Raises:
-        ConfigError: ``instructions`` is empty.
-        JudgeUnavailableError: ``model`` is a model string and no provider resolver is available.
+        ConfigError: an option is invalid (``field`` names it).
+        JudgeUnavailableError: the model string is malformed, its provider unknown, or its
+            API key, base URL or optional extra missing; the message says what to set.
+
+    Example::
+
+        judge = Judge("openai/gpt-4o-mini", timeout=30, concurrency=16)
+        result = await judge.generate_object("Label this ...", Verdicts, step="analyze")
     """
 
-    def __init__(self, model: JudgeModel | str, instructions: str = DEFAULT_INSTRUCTIONS) -> None:
-        if isinstance(model, str):
-            raise JudgeUnavailableError(
-                f"model strings such as {model!r} need the provider table; pass a JudgeModel"
-            )
+    def __init__(
+        self,
+        model: JudgeModel | str,
+        instructions: str = DEFAULT_INSTRUCTIONS,
+        *,
+        timeout: float = DEFAULT_TIMEOUT_S,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        retry_backoff: float = DEFAULT_RETRY_BACKOFF_S,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        max_tokens: int | None = None,
+        cache: bool = True,
+        cache_dir: str | os.PathLike[str] | None = None,
+        context_window: int | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+    ) -> None:
         if not isinstance(instructions, str) or not instructions.strip():
             raise ConfigError("instructions must be a non-empty string", field="instructions")
-        self.model = model
+        settings = JudgeSettings.create(
+            timeout=timeout,
+            max_retries=max_retries,
+            retry_backoff=retry_backoff,
+            concurrency=concurrency,
+            temperature=temperature,
+            seed=seed,
+            max_tokens=max_tokens,
+            cache=cache,
+            cache_dir=cache_dir,
+            context_window=context_window,
+        )
+        for name, value in (("base_url", base_url), ("api_key", api_key)):
+            if value is not None and (not isinstance(value, str) or not value.strip()):
+                raise ConfigError(f"{name} must be a non-empty string", field=name)
+        identity: dict[str, Any] | None = None
+        if isinstance(model, str):
+            resolved = resolve_model(model, base_url=base_url, api_key=api_key)
+            built: JudgeModel = build_model(
+                resolved, timeout=settings.timeout, context_window=settings.context_window
+            )
+            if resolved.provider.protocol != "test":
+                identity = dict(getattr(built, "identity", None) or {}) or None
+        elif isinstance(model, JudgeModel):
+            if base_url is not None or api_key is not None:
+                field = "base_url" if base_url is not None else "api_key"
+                raise ConfigError(
+                    f"{field} applies to model strings only; configure your JudgeModel itself",
+                    field=field,
+                )
+            built = model
+        else:
+            raise ConfigError(
+                f"model must be a 'provider/model' string or a JudgeModel, "
+                f"not {type(model).__name__}",
+                field="model",
+            )
+        self.model: JudgeModel = built
         self.instructions = instructions
+        self.settings = settings
+        limiter_key = (
+            repr(sorted(identity.items())) if identity else f"{built.model_id}#{id(built)}"
+        )
+        self._limiter = shared_limiter(limiter_key, settings.concurrency)
+        layered: JudgeModel = TimeoutModel(built, settings.timeout)
+        layered = RateLimitedModel(layered, self._limiter)
+        layered = RetryingModel(
+            layered, max_retries=settings.max_retries, backoff=settings.retry_backoff
+        )
+        if settings.cache and identity is not None:
+            assert settings.cache_dir is not None  # JudgeSettings.create fills it
+            layered = CachingModel(layered, open_cache(settings.cache_dir), identity)
+        self._transport = layered
 
     @property
     def model_id(self) -> str:
         """The model's ``"provider/name"``."""
         return self.model.model_id
 
+    @property
+    def limiter(self) -> AdaptiveLimiter:
+        """The concurrency limiter this judge shares with every judge on the same model."""
+        return self._limiter
+
+    @property
+    def layers(self) -> JudgeModel:
+        """The outermost layer below the repair loop (cache, retry, limit, timeout, model)."""
+        return self._transport
+
     def __repr__(self) -> str:
         return f"Judge(model={self.model_id!r})"
 
-    def _request(
-        self,
-        prompt: str,
-        spec: SchemaSpec | None,
-        step: str | None,
-        history: tuple[ChatMessage, ...],
-    ) -> JudgeRequest:
-        messages = (
-            ChatMessage("system", self.instructions),
-            ChatMessage("user", prompt),
-            *history,
-        )
+    def _request(self, prompt: str, spec: SchemaSpec | None, step: str | None) -> JudgeRequest:
         return JudgeRequest(
-            messages=messages,
+            messages=(ChatMessage("system", self.instructions), ChatMessage("user", prompt)),
             output_schema=spec.json_schema if spec else None,
             schema_name=spec.name if spec else "text",
             step=step,
+            temperature=self.settings.temperature,
+            max_tokens=self.settings.max_tokens,
+            seed=self.settings.seed,
         )
 
-    async def _send(self, request: JudgeRequest) -> tuple[JudgeResponse, JudgeUsage]:
+    async def _send(self, meter: _Meter, request: JudgeRequest) -> JudgeResponse:
         started = time.perf_counter()
-        response = await self.model.complete(request)
-        usage = JudgeUsage(
+        try:
+            response = await self._transport.complete(request)
+        except JudgeError as exc:
+            attempts = exc.usage.attempts if exc.usage is not None else 1
+            meter.usage = meter.usage + JudgeUsage(
+                calls=1, attempts=attempts, latency_s=time.perf_counter() - started
+            )
+            raise
+        used = JudgeUsage(
             calls=1,
             input_tokens=response.input_tokens,
             output_tokens=response.output_tokens,
             latency_s=time.perf_counter() - started,
             cache_hits=int(response.cache_hit),
+            attempts=response.attempts,
         )
-        return response, usage
+        meter.usage = meter.usage + used
+        if _log.isEnabledFor(logging.DEBUG):
+            _log.debug(
+                "judge %s step=%s tokens=%d/%d latency=%.3fs attempts=%d cache_hit=%s finish=%s",
+                self.model_id,
+                request.step,
+                used.input_tokens,
+                used.output_tokens,
+                used.latency_s,
+                used.attempts,
+                response.cache_hit,
+                response.finish_reason,
+            )
+        return response
 
     async def generate_object(
         self, prompt: str, schema: OutputSchema, *, step: str | None = None
     ) -> JudgeResult[Any]:
         """Ask for output that satisfies ``schema``.
 
-        A reply that fails validation gets one repair request showing the errors.
+        The reply is parsed tolerantly (fences, surrounding prose) and validated; an invalid
+        reply gets one repair request showing the errors, a cut-off reply one retry with a
+        larger budget (see :mod:`scorekit.judge.repair`).
 
         Args:
             prompt: the user prompt.
@@ -112,54 +272,45 @@ class Judge:
             step: the asking step's name, for logs and test doubles.
 
         Returns:
-            The validated value: a model instance for a pydantic schema, else the JSON value.
+            The validated value (a model instance for a pydantic schema, else the JSON value),
+            the raw reply and the usage of every request made.
 
         Raises:
-            JudgeOutputError: the reply is still invalid after the repair; holds the raw text.
+            JudgeOutputError: still invalid after the repair; holds the raw text.
+            JudgeError: the call failed (HTTP, timeout, context window); ``usage`` holds what
+                was spent.
         """
         spec = SchemaSpec.of(schema)
-        usage = JudgeUsage()
-        history: tuple[ChatMessage, ...] = ()
-        response: JudgeResponse | None = None
-        problem = ""
-        for _attempt in range(2):
-            response, used = await self._send(self._request(prompt, spec, step, history))
-            usage = usage + used
-            parsed = parse_output(response.text, spec)
-            if parsed.error is None:
-                return JudgeResult(parsed.value, response.text, usage, self.model_id)
-            problem = parsed.error
-            history = (
-                ChatMessage("assistant", response.text),
-                ChatMessage(
-                    "user",
-                    "Your reply did not match the required JSON schema:\n"
-                    f"{problem}\nAnswer again with only the corrected JSON.",
-                ),
+        meter = _Meter()
+        try:
+            value, response = await ask_structured(
+                lambda request: self._send(meter, request), self._request(prompt, spec, step), spec
             )
-        raise JudgeOutputError(
-            f"Structured output validation failed for {spec.name}: {problem}",
-            raw_output=response.text if response else None,
-            schema_name=spec.name,
-            attempts=usage.calls,
-            usage=usage,
-        )
+        except JudgeError as exc:
+            exc.usage = meter.usage
+            raise
+        return JudgeResult(value, response.text, meter.usage, self.model_id)
 
     async def generate_text(self, prompt: str, *, step: str | None = None) -> JudgeResult[str]:
         """Ask for free text (e.g. a reason).
 
+        Args:
+            prompt: the user prompt.
+            step: the asking step's name.
+
         Raises:
             JudgeOutputError: the reply is empty.
+            JudgeError: the call failed; ``usage`` holds what was spent.
         """
-        response, usage = await self._send(self._request(prompt, None, step, ()))
-        if not response.text.strip():
-            raise JudgeOutputError(
-                "the judge returned an empty text reply",
-                raw_output=response.text,
-                attempts=1,
-                usage=usage,
+        meter = _Meter()
+        try:
+            response = await ask_text(
+                lambda request: self._send(meter, request), self._request(prompt, None, step)
             )
-        return JudgeResult(response.text, response.text, usage, self.model_id)
+        except JudgeError as exc:
+            exc.usage = meter.usage
+            raise
+        return JudgeResult(response.text, response.text, meter.usage, self.model_id)
 
 
 def to_judge(model: Judge | JudgeModel | str, instructions: str) -> Judge:

@@ -65,6 +65,8 @@ class JudgeResponse:
         output_tokens: completion tokens billed, ``>= 0``.
         model_id: the model that answered (``"provider/name"``).
         cache_hit: whether the reply came from scorekit's judge-call cache.
+        attempts: transport attempts this reply took (``1`` without retries, ``0`` for a
+            cache hit).
     """
 
     text: str
@@ -73,6 +75,7 @@ class JudgeResponse:
     output_tokens: int = 0
     model_id: str = "unknown"
     cache_hit: bool = False
+    attempts: int = 1
 
 
 @dataclass(frozen=True)
@@ -80,11 +83,14 @@ class JudgeUsage:
     """Judge usage totals; add two with ``+``.
 
     Attributes:
-        calls: judge model requests made (each retry and repair counts).
-        input_tokens: prompt tokens, summed.
-        output_tokens: completion tokens, summed.
+        calls: judge requests made (each repair and each larger-budget retry counts; cache
+            hits count too).
+        input_tokens: prompt tokens billed, summed (a cache hit bills none).
+        output_tokens: completion tokens billed, summed (a cache hit bills none).
         latency_s: wall time spent waiting for the judge, in seconds.
         cache_hits: requests answered from the cache (counted in ``calls`` too).
+        attempts: transport attempts, summed: a request retried after a 429 counts two; a
+            cache hit counts none.
     """
 
     calls: int = 0
@@ -92,6 +98,7 @@ class JudgeUsage:
     output_tokens: int = 0
     latency_s: float = 0.0
     cache_hits: int = 0
+    attempts: int = 0
 
     def __add__(self, other: JudgeUsage) -> JudgeUsage:
         return JudgeUsage(
@@ -100,6 +107,7 @@ class JudgeUsage:
             output_tokens=self.output_tokens + other.output_tokens,
             latency_s=self.latency_s + other.latency_s,
             cache_hits=self.cache_hits + other.cache_hits,
+            attempts=self.attempts + other.attempts,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -110,6 +118,7 @@ class JudgeUsage:
             "output_tokens": self.output_tokens,
             "latency_s": self.latency_s,
             "cache_hits": self.cache_hits,
+            "attempts": self.attempts,
         }
 
 

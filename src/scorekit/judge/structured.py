@@ -8,13 +8,22 @@ from __future__ import annotations
 
 import json
 import re
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
 import jsonschema
 from pydantic import BaseModel, ValidationError
 
-__all__ = ["OutputSchema", "ParsedOutput", "SchemaSpec", "extract_json", "parse_output"]
+__all__ = [
+    "OutputSchema",
+    "ParsedOutput",
+    "SchemaSpec",
+    "extract_json",
+    "is_strict_schema",
+    "parse_output",
+    "schema_instruction",
+]
 
 OutputSchema = type[BaseModel] | dict[str, Any]
 """A prompt step's output schema: a pydantic model class or a JSON schema dict."""
@@ -44,7 +53,7 @@ class SchemaSpec:
             TypeError: ``schema`` is neither.
         """
         if isinstance(schema, type) and issubclass(schema, BaseModel):
-            return cls(schema.__name__, schema.model_json_schema(), schema)
+            return _model_spec(schema)
         if isinstance(schema, dict):
             jsonschema.Draft202012Validator.check_schema(schema)
             return cls(str(schema.get("title", "output")), schema, None)
@@ -52,6 +61,17 @@ class SchemaSpec:
             f"output_schema must be a pydantic model class or a JSON schema dict, "
             f"not {type(schema).__name__}"
         )
+
+
+_model_specs: weakref.WeakKeyDictionary[type[BaseModel], SchemaSpec] = weakref.WeakKeyDictionary()
+
+
+def _model_spec(model: type[BaseModel]) -> SchemaSpec:
+    # building a model's JSON schema costs ~0.2 ms; prompt steps ask with the same class
+    spec = _model_specs.get(model)
+    if spec is None:
+        spec = _model_specs[model] = SchemaSpec(model.__name__, model.model_json_schema(), model)
+    return spec
 
 
 @dataclass(frozen=True)
@@ -122,3 +142,35 @@ def parse_output(text: str, spec: SchemaSpec) -> ParsedOutput:
         ]
         return ParsedOutput(None, "\n".join(lines))
     return ParsedOutput(data, None)
+
+
+def schema_instruction(schema: dict[str, Any]) -> str:
+    """Return the prompt text that asks for JSON satisfying ``schema``.
+
+    Used where the provider cannot take the schema as a response format (JSON mode, plain
+    prompts) and in repair requests.
+    """
+    return (
+        "Answer with only a JSON value (no code fences, no other text) that satisfies this "
+        f"JSON schema:\n{json.dumps(schema, ensure_ascii=False, sort_keys=True)}"
+    )
+
+
+def is_strict_schema(schema: Any) -> bool:
+    """Whether ``schema`` meets OpenAI's strict structured-output rules.
+
+    Strict mode needs every object to list all its properties as required and to forbid
+    additional properties; a pydantic model with optional fields does not, and is then sent
+    with ``strict: false`` (still validated here).
+    """
+    if isinstance(schema, list):
+        return all(is_strict_schema(item) for item in schema)
+    if not isinstance(schema, dict):
+        return True
+    if schema.get("type") == "object" or "properties" in schema:
+        properties = schema.get("properties", {})
+        if schema.get("additionalProperties") is not False:
+            return False
+        if set(schema.get("required", [])) != set(properties):
+            return False
+    return all(is_strict_schema(value) for value in schema.values())

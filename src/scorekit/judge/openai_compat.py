@@ -1,0 +1,260 @@
+"""The OpenAI-compatible protocol adapter, through the official ``openai`` async SDK.
+
+It serves every provider row with protocol ``openai`` or ``azure`` (and, below
+:mod:`scorekit.judge.local`, the in-process llama.cpp server). It knows only how to send one
+chat completion and read the reply; SDK exceptions are translated here, once, into scorekit
+errors. Retries, rate limits, timeouts and caching are the layers above; the SDK's own retries
+are switched off so that every provider gets the same policy.
+
+Structured output is asked for with the provider's strongest mode (``response_format`` with a
+JSON schema, strict when the schema allows it; JSON mode with the schema in the prompt; the
+schema in a plain prompt). A server that rejects a ``response_format`` with HTTP 400 is asked
+again with the next weaker mode, which is then remembered for that model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+import weakref
+from typing import Any
+
+import openai
+
+from scorekit.errors import JudgeError, JudgeHTTPError, JudgeTimeoutError
+from scorekit.judge.model import ChatMessage, JudgeRequest, JudgeResponse
+from scorekit.judge.providers import ResolvedModel, StructuredMode
+from scorekit.judge.structured import is_strict_schema, schema_instruction
+from scorekit.judge.testing import check_request_allowed
+from scorekit.judge.translate import http_error, redact
+
+__all__ = ["OpenAICompatibleModel"]
+
+_WEAKER: dict[StructuredMode, StructuredMode] = {
+    "json_schema": "json_object",
+    "json_object": "prompt",
+    "tool": "prompt",
+}
+_FORMAT_REJECTED = re.compile(r"response_format|json_schema|json_object|structured", re.I)
+_SCHEMA_NAME = re.compile(r"[^a-zA-Z0-9_-]")
+_CLIENTS_PER_LOOP = 4
+"""SDK clients per event loop, used in turn: the HTTP client scans its whole connection pool
+for every request, so four small pools cost about 20 % less CPU per call than one large one at
+concurrency 32 (benchmarks/bench_judge.py)."""
+_SDK_TIMEOUT_MARGIN_S = 5.0
+"""The SDK's own timeout sits above scorekit's hard per-attempt timeout, which fires first."""
+
+
+def _message(message: ChatMessage) -> dict[str, str]:
+    return {"role": message.role, "content": message.content}
+
+
+class OpenAICompatibleModel:
+    """A :class:`~scorekit.judge.model.JudgeModel` for an OpenAI-compatible endpoint.
+
+    Args:
+        resolved: the resolved provider row, model, base URL and key.
+        timeout: the SDK's request timeout in seconds (scorekit's own hard timeout is enforced
+            above this layer).
+
+    SDK clients are kept per event loop (a client's connections belong to the loop that opened
+    them, and the sync bridge runs calls on other loops), a few per loop used in turn.
+    """
+
+    def __init__(self, resolved: ResolvedModel, *, timeout: float) -> None:
+        self._resolved = resolved
+        self._timeout = timeout
+        self._mode: StructuredMode = resolved.provider.mode
+        self._lock = threading.Lock()
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, list[Any]] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._turn = 0
+
+    @property
+    def model_id(self) -> str:
+        """``"provider/model"``."""
+        return self._resolved.model_id
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        """What identifies the model for cache keys and the shared limiter (no API key)."""
+        return {
+            "provider": self._resolved.provider.name,
+            "model": self._resolved.model,
+            "base_url": self._resolved.base_url,
+        }
+
+    @property
+    def mode(self) -> StructuredMode:
+        """The structured-output mode currently used."""
+        return self._mode
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(model_id={self.model_id!r})"
+
+    async def _base_url(self) -> str:
+        """The endpoint to call; the local judge starts its server here."""
+        assert self._resolved.base_url is not None  # the resolver guarantees it
+        return self._resolved.base_url
+
+    async def _before_send(self, request: JudgeRequest, base_url: str) -> None:
+        """Hook run before each request (the local judge checks the context window)."""
+
+    def _new_client(self, base_url: str) -> Any:
+        resolved = self._resolved
+        timeout = self._timeout + _SDK_TIMEOUT_MARGIN_S
+        common: dict[str, Any] = {
+            "max_retries": 0,
+            "timeout": timeout,
+            # the SDK's default wrapper closes itself on garbage collection by scheduling a
+            # task on whatever loop is running then: a loop other than its own once the sync
+            # bridge's worker loop has ended ("Event loop is closed" noise). The plain client
+            # does not.
+            "http_client": openai.DefaultAsyncHttpxClient(timeout=timeout),
+        }
+        if resolved.provider.protocol == "azure":
+            return openai.AsyncAzureOpenAI(
+                azure_endpoint=base_url,
+                azure_deployment=resolved.model,
+                api_version=resolved.api_version,
+                api_key=resolved.api_key,
+                **common,
+            )
+        return openai.AsyncOpenAI(
+            base_url=base_url,
+            # keyless local servers still need a non-empty key for the SDK
+            api_key=resolved.api_key or "not-needed",
+            **common,
+        )
+
+    def _client(self, base_url: str) -> Any:
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            clients = self._clients.get(loop)
+            if clients is None:
+                clients = self._clients[loop] = []
+            self._turn = (self._turn + 1) % _CLIENTS_PER_LOOP
+            if self._turn >= len(clients):
+                clients.append(self._new_client(base_url))
+                return clients[-1]
+            return clients[self._turn]
+
+    def _params(self, request: JudgeRequest, mode: StructuredMode) -> dict[str, Any]:
+        provider = self._resolved.provider
+        messages = [_message(m) for m in request.messages]
+        params: dict[str, Any] = {
+            "model": self._resolved.model,
+            "messages": messages,
+            "temperature": request.temperature,
+        }
+        if request.max_tokens is not None:
+            params[provider.max_tokens_param] = request.max_tokens
+        if request.seed is not None and provider.accepts_seed:
+            params["seed"] = request.seed
+        schema = request.output_schema
+        if schema is None:
+            return params
+        if mode == "json_schema":
+            params["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": _SCHEMA_NAME.sub("_", request.schema_name)[:64] or "output",
+                    "schema": schema,
+                    "strict": is_strict_schema(schema),
+                },
+            }
+            return params
+        if mode == "json_object":
+            params["response_format"] = {"type": "json_object"}
+        last_user = max(i for i, m in enumerate(messages) if m["role"] == "user")
+        messages[last_user] = {
+            "role": "user",
+            "content": f"{messages[last_user]['content']}\n\n{schema_instruction(schema)}",
+        }
+        return params
+
+    async def complete(self, request: JudgeRequest) -> JudgeResponse:
+        """Send one chat completion and return the raw reply.
+
+        Raises:
+            JudgeHTTPError: an HTTP error status (``status_code``, ``retry_after``), or a
+                connection failure (``status_code == 0``).
+            JudgeTimeoutError: the SDK's own timeout fired.
+            JudgeContextWindowError: the provider refused the prompt as too long.
+            JudgeUnavailableError: remote calls are forbidden (test suites).
+            JudgeError: a malformed response body, a completion without choices, or any
+                other SDK failure.
+        """
+        base_url = await self._base_url()
+        check_request_allowed(base_url, self.model_id)
+        await self._before_send(request, base_url)
+        client = self._client(base_url)
+        mode = self._mode
+        while True:
+            try:
+                # client.post: the SDK's own request path (auth, Azure deployment URLs, error
+                # types) without its recursive TypedDict transform of the body, which costs
+                # ~1.5 ms per call for a nested JSON schema; the body is plain JSON already.
+                completion = await client.post(
+                    "/chat/completions", body=self._params(request, mode), cast_to=object
+                )
+            except openai.BadRequestError as exc:
+                weaker = _WEAKER.get(mode)
+                if (
+                    request.output_schema is not None
+                    and weaker is not None
+                    and _FORMAT_REJECTED.search(str(exc.message))
+                ):
+                    mode = self._mode = weaker
+                    continue
+                raise self._translate(exc) from None
+            except openai.OpenAIError as exc:
+                raise self._translate(exc) from None
+            except ValueError as exc:  # the SDK lets a malformed JSON body through
+                raise JudgeError(
+                    f"{self.model_id}: the server sent a malformed response body "
+                    f"({type(exc).__name__}: {redact(str(exc), self._resolved.api_key)[:200]})"
+                ) from None
+            return self._response(completion)
+
+    def _response(self, completion: Any) -> JudgeResponse:
+        try:
+            choice = completion["choices"][0]
+            text = choice["message"].get("content") or ""
+            finish_reason = choice.get("finish_reason")
+            usage = completion.get("usage") or {}
+        except (TypeError, KeyError, IndexError, AttributeError):
+            preview = redact(str(completion), self._resolved.api_key)[:200]
+            raise JudgeError(
+                f"{self.model_id}: the server sent a malformed response body: {preview!r}"
+            ) from None
+        return JudgeResponse(
+            text=str(text),
+            finish_reason=finish_reason,
+            input_tokens=int(usage.get("prompt_tokens") or 0),
+            output_tokens=int(usage.get("completion_tokens") or 0),
+            model_id=self.model_id,
+        )
+
+    def _translate(self, exc: openai.OpenAIError) -> JudgeError:
+        key = self._resolved.api_key
+        name = type(exc).__name__
+        if isinstance(exc, openai.APITimeoutError):
+            return JudgeTimeoutError(f"{self.model_id}: the request timed out ({name})")
+        if isinstance(exc, openai.APIConnectionError):
+            cause = redact(str(exc.__cause__ or exc), key)[:300]
+            return JudgeHTTPError(
+                f"{self.model_id}: could not connect ({name}: {cause})", status_code=0
+            )
+        if isinstance(exc, openai.APIStatusError):
+            return http_error(
+                model_id=self.model_id,
+                status_code=exc.status_code,
+                message=str(exc.message),
+                body=exc.body,
+                headers=exc.response.headers,
+                secret=key,
+            )
+        return JudgeError(f"{self.model_id}: {name}: {redact(str(exc), key)[:500]}")

@@ -1,0 +1,181 @@
+"""Per-model concurrency limits with adaptive rate control (AIMD).
+
+Every judge on the same model (same provider, model name and base URL) shares one
+:class:`AdaptiveLimiter`, so many scorers sharing a model together stay within its limit.
+The limiter admits at most ``window`` requests at once, where ``window`` starts at the
+configured concurrency (the ceiling) and adapts like TCP congestion control:
+
+* on HTTP 429 it halves (multiplicative decrease, never below 1), once per burst: 429s of
+  requests admitted before the last decrease do not halve it again;
+* on each success it grows by ``1 / window`` (additive increase: about one more slot per
+  window's worth of successes), up to the ceiling.
+
+The limiter is thread-safe and works across event loops (the sync bridge runs calls on a
+worker thread's loop): waiters are futures of their own loop, woken thread-safely.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import deque
+from typing import Literal
+
+from scorekit.errors import JudgeHTTPError
+from scorekit.judge.model import JudgeModel, JudgeRequest, JudgeResponse
+
+__all__ = ["AdaptiveLimiter", "Outcome", "RateLimitedModel", "shared_limiter"]
+
+Outcome = Literal["ok", "throttled", "failed"]
+"""How an admitted request ended: success, HTTP 429, or another failure (no change)."""
+
+_registry_lock = threading.Lock()
+_registry: dict[str, AdaptiveLimiter] = {}
+
+
+class AdaptiveLimiter:
+    """An AIMD concurrency limiter.
+
+    Args:
+        ceiling: the most requests in flight, ``>= 1``.
+    """
+
+    def __init__(self, ceiling: int) -> None:
+        self._lock = threading.Lock()
+        self._ceiling = ceiling
+        self._window = float(ceiling)
+        self._active = 0
+        self._epoch = 0
+        self._waiters: deque[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = deque()
+
+    @property
+    def ceiling(self) -> int:
+        """The most requests in flight ever allowed."""
+        return self._ceiling
+
+    @property
+    def limit(self) -> int:
+        """Requests allowed in flight now (``1 <= limit <= ceiling``)."""
+        return max(1, int(self._window))
+
+    @property
+    def active(self) -> int:
+        """Requests in flight now."""
+        return self._active
+
+    def lower_ceiling(self, ceiling: int) -> None:
+        """Lower the ceiling (and the window) to ``ceiling`` if it is smaller."""
+        with self._lock:
+            if ceiling < self._ceiling:
+                self._ceiling = ceiling
+                self._window = min(self._window, float(ceiling))
+
+    async def acquire(self) -> int:
+        """Wait for a slot; return the epoch to pass back to :meth:`release`."""
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            if self._active < self.limit and not self._waiters:
+                self._active += 1
+                return self._epoch
+            future: asyncio.Future[None] = loop.create_future()
+            self._waiters.append((loop, future))
+        try:
+            await future
+        except asyncio.CancelledError:
+            with self._lock:
+                if (loop, future) in self._waiters:
+                    self._waiters.remove((loop, future))
+                    raise
+            if future.done() and not future.cancelled():
+                self.release("failed", self._epoch)  # granted just before the cancellation
+            # else the grant is on its way and _grant frees the slot
+            raise
+        return self._epoch
+
+    def release(self, outcome: Outcome, epoch: int) -> None:
+        """Free a slot and adapt the window to the request's outcome."""
+        with self._lock:
+            self._active -= 1
+            if outcome == "ok":
+                self._window = min(float(self._ceiling), self._window + 1.0 / self._window)
+            elif outcome == "throttled" and epoch == self._epoch:
+                self._window = max(1.0, self._window / 2)
+                self._epoch += 1
+            self._wake_locked()
+
+    def _wake_locked(self) -> None:
+        try:
+            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        while self._waiters and self._active < self.limit:
+            loop, future = self._waiters.popleft()
+            if future.done():
+                continue
+            self._active += 1
+            if loop is running:
+                loop.call_soon(self._grant, future)  # same loop: no self-pipe wake-up needed
+                continue
+            try:
+                loop.call_soon_threadsafe(self._grant, future)
+            except RuntimeError:  # the waiter's loop is closed
+                self._active -= 1
+
+    def _grant(self, future: asyncio.Future[None]) -> None:
+        if future.done():  # cancelled while the grant was on its way
+            with self._lock:
+                self._active -= 1
+                self._wake_locked()
+        else:
+            future.set_result(None)
+
+
+def shared_limiter(key: str, ceiling: int) -> AdaptiveLimiter:
+    """Return the limiter shared by every judge on model ``key``.
+
+    The first judge creates it; a later judge asking for a smaller concurrency lowers its
+    ceiling (the smallest concurrency asked for wins).
+    """
+    with _registry_lock:
+        limiter = _registry.get(key)
+        if limiter is None:
+            limiter = _registry[key] = AdaptiveLimiter(ceiling)
+        else:
+            limiter.lower_ceiling(ceiling)
+        return limiter
+
+
+class RateLimitedModel:
+    """Wrap ``inner`` so that requests pass through ``limiter``.
+
+    Args:
+        inner: the model below.
+        limiter: the shared limiter of this model.
+    """
+
+    def __init__(self, inner: JudgeModel, limiter: AdaptiveLimiter) -> None:
+        self.inner = inner
+        self.limiter = limiter
+
+    @property
+    def model_id(self) -> str:
+        """The inner model's id."""
+        return self.inner.model_id
+
+    def __repr__(self) -> str:
+        return f"RateLimitedModel({self.inner!r}, limit={self.limiter.limit})"
+
+    async def complete(self, request: JudgeRequest) -> JudgeResponse:
+        """Wait for a slot, forward the request, and report its outcome to the limiter."""
+        epoch = await self.limiter.acquire()
+        outcome: Outcome = "failed"
+        try:
+            response = await self.inner.complete(request)
+            outcome = "ok"
+            return response
+        except JudgeHTTPError as exc:
+            if exc.status_code == 429:
+                outcome = "throttled"
+            raise
+        finally:
+            self.limiter.release(outcome, epoch)

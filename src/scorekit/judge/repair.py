@@ -1,0 +1,128 @@
+"""Getting a usable reply: the structured-output repair loop and the larger-budget retry.
+
+For structured output (:func:`ask_structured`):
+
+1. Send the request.
+2. If the reply was cut off (``finish_reason == "length"``), send it once more with a larger
+   token budget (4x the budget, or :data:`LENGTH_RETRY_TOKENS` when none was set).
+3. Parse tolerantly (code fences stripped, the JSON value taken out of surrounding prose;
+   :func:`~scorekit.judge.structured.parse_output`) and validate.
+4. If it fails, make one repair request: the conversation so far, the faulty reply, and a
+   user message showing the validation errors.
+5. If that fails too (or a reply is still cut off after the larger budget), raise
+   :class:`~scorekit.errors.JudgeOutputError` with the raw text: never a made-up value.
+
+So one structured answer takes at most three requests. Free text (:func:`ask_text`) gets the
+larger-budget retry only; an empty reply is an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import Any
+
+from scorekit.errors import JudgeOutputError
+from scorekit.judge.model import ChatMessage, JudgeRequest, JudgeResponse
+from scorekit.judge.structured import SchemaSpec, parse_output
+
+__all__ = ["LENGTH_RETRY_TOKENS", "ask_structured", "ask_text", "larger_budget", "repair_message"]
+
+Send = Callable[[JudgeRequest], Awaitable[JudgeResponse]]
+
+LENGTH_RETRY_TOKENS = 4096
+"""The reply budget of the retry after a cut-off reply when the request set none."""
+_BUDGET_FACTOR = 4
+"""How much the budget grows for the retry after a cut-off reply."""
+
+
+def larger_budget(max_tokens: int | None) -> int:
+    """The token budget for the retry after a reply was cut off at ``max_tokens``."""
+    if max_tokens is None:
+        return LENGTH_RETRY_TOKENS
+    return max_tokens * _BUDGET_FACTOR
+
+
+def repair_message(problem: str) -> ChatMessage:
+    """The user message of a repair request, showing the validation errors."""
+    return ChatMessage(
+        "user",
+        "Your reply did not match the required JSON schema:\n"
+        f"{problem}\nAnswer again with only the corrected JSON.",
+    )
+
+
+async def ask_structured(
+    send: Send, request: JudgeRequest, spec: SchemaSpec
+) -> tuple[Any, JudgeResponse]:
+    """Send ``request`` until a reply validates against ``spec`` (at most three requests).
+
+    Args:
+        send: sends one request through the judge's layers.
+        request: the first request (its ``output_schema`` is ``spec``'s schema).
+        spec: the schema replies must satisfy.
+
+    Returns:
+        The validated value (a model instance for a pydantic schema) and the reply it came
+        from.
+
+    Raises:
+        JudgeOutputError: no valid reply after the repair (or a reply still cut off after the
+            larger budget); ``raw_output`` holds the last reply's text.
+    """
+    current = request
+    extended = repaired = False
+    calls = 0
+    while True:
+        response = await send(current)
+        calls += 1
+        if response.finish_reason == "length" and not extended:
+            extended = True
+            current = replace(current, max_tokens=larger_budget(current.max_tokens))
+            continue
+        parsed = parse_output(response.text, spec)
+        if parsed.error is None:
+            return parsed.value, response
+        if response.finish_reason == "length":
+            raise JudgeOutputError(
+                f"the reply for {spec.name} was cut off at the token limit even with "
+                f"max_tokens={current.max_tokens}: {parsed.error}",
+                raw_output=response.text,
+                schema_name=spec.name,
+                attempts=calls,
+            )
+        if repaired:
+            raise JudgeOutputError(
+                f"Structured output validation failed for {spec.name} after a repair "
+                f"request: {parsed.error}",
+                raw_output=response.text,
+                schema_name=spec.name,
+                attempts=calls,
+            )
+        repaired = True
+        current = replace(
+            current,
+            messages=(
+                *current.messages,
+                ChatMessage("assistant", response.text),
+                repair_message(parsed.error),
+            ),
+        )
+
+
+async def ask_text(send: Send, request: JudgeRequest) -> JudgeResponse:
+    """Send a free-text request; retry once with a larger budget if the reply was cut off.
+
+    Raises:
+        JudgeOutputError: the reply is empty.
+    """
+    response = await send(request)
+    calls = 1
+    if response.finish_reason == "length":
+        response = await send(replace(request, max_tokens=larger_budget(request.max_tokens)))
+        calls += 1
+    if not response.text.strip():
+        raise JudgeOutputError(
+            "the judge returned an empty text reply", raw_output=response.text, attempts=calls
+        )
+    return response

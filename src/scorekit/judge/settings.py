@@ -1,0 +1,135 @@
+"""``JudgeSettings``: the keyword options of :class:`~scorekit.judge.judge.Judge`, validated once.
+
+Every option has its own default, so passing some never switches others off
+(divergences.md row 1). Invalid values raise :class:`~scorekit.errors.ConfigError` naming the
+option, before any judge call. Nothing here reads the environment: only the provider resolver
+does (:mod:`scorekit.judge.providers`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from scorekit.errors import ConfigError
+
+__all__ = ["DEFAULT_CONCURRENCY", "DEFAULT_MAX_RETRIES", "DEFAULT_TIMEOUT_S", "JudgeSettings"]
+
+DEFAULT_TIMEOUT_S = 60.0
+"""Seconds one transport attempt may take before it is cancelled."""
+DEFAULT_MAX_RETRIES = 3
+"""Retries after the first attempt on 429, 5xx and connection errors (so 4 attempts at most)."""
+DEFAULT_CONCURRENCY = 8
+"""Requests in flight per model, across every judge on that model."""
+DEFAULT_RETRY_BACKOFF_S = 0.5
+"""First retry delay in seconds without ``Retry-After``; it doubles per retry (with jitter)."""
+_MAX_TEMPERATURE = 2.0
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """The judge's generation and reliability options (frozen; build with :meth:`create`)."""
+
+    timeout: float = DEFAULT_TIMEOUT_S
+    """Seconds one transport attempt may take; a call still running then is cancelled and
+    fails with ``JudgeTimeoutError`` (not retried: a hung server rarely recovers in time)."""
+    max_retries: int = DEFAULT_MAX_RETRIES
+    """Retries on 429, 5xx and connection errors, ``>= 0``."""
+    retry_backoff: float = DEFAULT_RETRY_BACKOFF_S
+    """First retry delay in seconds (doubling, jittered to 50-100 %) when the server sends no
+    ``Retry-After``; ``>= 0``."""
+    concurrency: int = DEFAULT_CONCURRENCY
+    """Most requests in flight to this model, ``>= 1``; judges on the same model share one
+    limiter whose ceiling is the smallest concurrency any of them asked for."""
+    temperature: float = 0.0
+    """Sampling temperature in ``[0, 2]``; 0 makes judgements repeatable."""
+    seed: int | None = None
+    """Sampling seed, sent to providers that accept one."""
+    max_tokens: int | None = None
+    """Most tokens per reply, ``>= 1``, or ``None`` for the provider's default."""
+    cache: bool = True
+    """Whether to use the persistent judge-call cache."""
+    cache_dir: Path | None = None
+    """Folder of the cache database; ``None`` means ``.scorekit/`` under the working directory
+    at construction time."""
+    context_window: int | None = None
+    """Context window in tokens for the local judge (default 8,192), ``>= 256``; other providers
+    report their own limit through their context-length errors."""
+
+    @classmethod
+    def create(
+        cls,
+        *,
+        timeout: Any = DEFAULT_TIMEOUT_S,
+        max_retries: Any = DEFAULT_MAX_RETRIES,
+        retry_backoff: Any = DEFAULT_RETRY_BACKOFF_S,
+        concurrency: Any = DEFAULT_CONCURRENCY,
+        temperature: Any = 0.0,
+        seed: Any = None,
+        max_tokens: Any = None,
+        cache: Any = True,
+        cache_dir: Any = None,
+        context_window: Any = None,
+    ) -> JudgeSettings:
+        """Validate the options and return the settings.
+
+        Raises:
+            ConfigError: an option has the wrong type or range; ``field`` names it.
+        """
+        if not isinstance(cache, bool):
+            raise ConfigError(f"cache must be true or false, got {cache!r}", field="cache")
+        if cache_dir is not None and not isinstance(cache_dir, (str, os.PathLike)):
+            raise ConfigError(
+                f"cache_dir must be a path, not {type(cache_dir).__name__}", field="cache_dir"
+            )
+        directory = Path(cache_dir) if cache_dir is not None else Path.cwd() / ".scorekit"
+        return cls(
+            timeout=_positive_number(timeout, "timeout"),
+            max_retries=_int_at_least(max_retries, 0, "max_retries"),
+            retry_backoff=_number_at_least(retry_backoff, 0.0, "retry_backoff"),
+            concurrency=_int_at_least(concurrency, 1, "concurrency"),
+            temperature=_temperature(temperature),
+            seed=None if seed is None else _int_at_least(seed, -(2**63), "seed"),
+            max_tokens=None if max_tokens is None else _int_at_least(max_tokens, 1, "max_tokens"),
+            cache=cache,
+            cache_dir=directory.absolute(),
+            context_window=(
+                None
+                if context_window is None
+                else _int_at_least(context_window, 256, "context_window")
+            ),
+        )
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _positive_number(value: Any, field: str) -> float:
+    if not _is_number(value) or not math.isfinite(value) or value <= 0:
+        raise ConfigError(f"{field} must be a finite number > 0, got {value!r}", field=field)
+    return float(value)
+
+
+def _number_at_least(value: Any, low: float, field: str) -> float:
+    if not _is_number(value) or not math.isfinite(value) or value < low:
+        raise ConfigError(f"{field} must be a finite number >= {low}, got {value!r}", field=field)
+    return float(value)
+
+
+def _int_at_least(value: Any, low: int, field: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < low:
+        raise ConfigError(f"{field} must be an integer >= {low}, got {value!r}", field=field)
+    return value
+
+
+def _temperature(value: Any) -> float:
+    if not _is_number(value) or not 0 <= value <= _MAX_TEMPERATURE:
+        raise ConfigError(
+            f"temperature must be a number in [0, {_MAX_TEMPERATURE}], got {value!r}",
+            field="temperature",
+        )
+    return float(value)

@@ -1,0 +1,169 @@
+"""Turning a provider's HTTP failure into a scorekit error, once, for every adapter.
+
+Adapters catch their SDK's exceptions and call :func:`http_error` with the status, headers,
+body and message; the result is a :class:`~scorekit.errors.JudgeHTTPError` (with
+``retry_after`` read from ``Retry-After``) or, for a context-length refusal, a
+:class:`~scorekit.errors.JudgeContextWindowError` with the prompt's token count and the window
+where the provider told them. Every text is scrubbed of the API key first.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import math
+import re
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from scorekit.errors import JudgeContextWindowError, JudgeHTTPError
+
+__all__ = ["context_window_error", "http_error", "redact", "retry_after_seconds"]
+
+_MESSAGE_PREVIEW = 500
+"""Characters of a provider's error message kept in ours."""
+
+_CONTEXT_HINT = re.compile(
+    r"context[ _-]?(length|window|size)|maximum context|prompt is too long|too many tokens"
+    r"|exceeds? the (available )?context",
+    re.IGNORECASE,
+)
+_CONTEXT_CODES = frozenset(
+    {"context_length_exceeded", "exceed_context_size_error", "string_above_max_length"}
+)
+# "(9019 tokens) exceeds the available context size (8192 tokens)" (llama.cpp),
+# "maximum context length is 8192 tokens. However, you requested 9000 tokens" (OpenAI, vLLM),
+# "prompt is too long: 210000 tokens > 200000 maximum" (Anthropic)
+_WINDOW_PATTERNS = (
+    re.compile(r"maximum context length is (\d+)", re.IGNORECASE),
+    re.compile(r"context size \((\d+) tokens\)", re.IGNORECASE),
+    re.compile(r"> (\d+) maximum", re.IGNORECASE),
+    re.compile(r"context (?:window|length) of (\d+)", re.IGNORECASE),
+)
+_PROMPT_PATTERNS = (
+    re.compile(r"request \((\d+) tokens\)", re.IGNORECASE),
+    re.compile(r"(?:resulted in|requested|contains?|have) (\d+) tokens", re.IGNORECASE),
+    re.compile(r"too long: (\d+) tokens", re.IGNORECASE),
+)
+
+
+def redact(text: str, secret: str | None) -> str:
+    """Return ``text`` with every occurrence of ``secret`` replaced by ``***``."""
+    if secret and len(secret) >= 4:
+        return text.replace(secret, "***")
+    return text
+
+
+def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
+    """Read the server's requested wait from ``retry-after-ms`` or ``Retry-After``.
+
+    ``Retry-After`` may be seconds or an HTTP date.
+
+    Returns:
+        The wait in seconds (``>= 0``), or ``None`` when no usable header is present.
+    """
+    if not headers:
+        return None
+    lowered = {str(k).lower(): str(v) for k, v in headers.items()}
+    millis = lowered.get("retry-after-ms")
+    if millis is not None:
+        try:
+            value = float(millis) / 1000
+            if math.isfinite(value):
+                return max(0.0, value)
+        except ValueError:
+            pass
+    header = lowered.get("retry-after")
+    if header is None:
+        return None
+    try:
+        value = float(header)
+        return max(0.0, value) if math.isfinite(value) else None
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(header)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _error_fields(body: Any) -> dict[str, Any]:
+    if isinstance(body, Mapping):
+        inner = body.get("error", body)
+        if isinstance(inner, Mapping):
+            return dict(inner)
+    return {}
+
+
+def _first_int(patterns: tuple[re.Pattern[str], ...], text: str) -> int | None:
+    for pattern in patterns:
+        match = pattern.search(text)
+        if match:
+            return int(match.group(1))
+    return None
+
+
+def context_window_error(
+    *, model_id: str, prompt_tokens: int | None, context_window: int | None, detail: str = ""
+) -> JudgeContextWindowError:
+    """Build the error for a prompt that does not fit the window, with both sizes if known."""
+    size = f"the prompt ({prompt_tokens} tokens)" if prompt_tokens is not None else "the prompt"
+    window = f" ({context_window} tokens)" if context_window is not None else ""
+    message = (
+        f"{size} does not fit the context window{window} of {model_id}; it is not truncated. "
+        "Shorten the input or context, or use a model with a larger window"
+    )
+    if detail:
+        message += f" (provider said: {detail})"
+    return JudgeContextWindowError(
+        message, prompt_tokens=prompt_tokens, context_window=context_window
+    )
+
+
+def http_error(
+    *,
+    model_id: str,
+    status_code: int,
+    message: str,
+    body: Any = None,
+    headers: Mapping[str, str] | None = None,
+    secret: str | None = None,
+) -> JudgeHTTPError | JudgeContextWindowError:
+    """Translate a provider's HTTP error response.
+
+    Args:
+        model_id: ``"provider/model"``, for the message.
+        status_code: the HTTP status.
+        message: the SDK's error message.
+        body: the decoded error body, if any.
+        headers: the response headers, if any.
+        secret: the API key to scrub from every text.
+
+    Returns:
+        A ``JudgeContextWindowError`` for a context-length refusal, else a ``JudgeHTTPError``.
+    """
+    text = redact(message, secret)[:_MESSAGE_PREVIEW]
+    fields = _error_fields(body)
+    code = str(fields.get("code") or "")
+    kind = str(fields.get("type") or "")
+    if status_code in (400, 413, 422) and (
+        code in _CONTEXT_CODES or kind in _CONTEXT_CODES or _CONTEXT_HINT.search(text)
+    ):
+        prompt_tokens = fields.get("n_prompt_tokens")
+        window = fields.get("n_ctx")
+        return context_window_error(
+            model_id=model_id,
+            prompt_tokens=prompt_tokens
+            if isinstance(prompt_tokens, int)
+            else _first_int(_PROMPT_PATTERNS, text),
+            context_window=window
+            if isinstance(window, int)
+            else _first_int(_WINDOW_PATTERNS, text),
+            detail=text,
+        )
+    return JudgeHTTPError(
+        f"{model_id} answered HTTP {status_code}: {text}",
+        status_code=status_code,
+        retry_after=retry_after_seconds(headers),
+    )

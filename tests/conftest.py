@@ -1,0 +1,51 @@
+"""Suite-wide fixtures: no test may call a real judge provider.
+
+Two guards: scorekit's own (``forbid_remote_requests``: adapters refuse non-loopback hosts with
+a clear error) and a socket-level one (any TCP connection to a non-loopback address fails), so
+a provider SDK used directly cannot reach the network either. The scripted server and the
+local llama.cpp judge listen on 127.0.0.1 and stay reachable.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from scorekit.judge.testing import forbid_remote_requests
+
+_real_connect = socket.socket.connect
+_real_connect_ex = socket.socket.connect_ex
+
+
+def _check(sock: socket.socket, address: Any) -> None:
+    if sock.family not in (socket.AF_INET, socket.AF_INET6):
+        return
+    host = address[0] if isinstance(address, tuple) else str(address)
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback:
+        raise ConnectionRefusedError(f"tests may not connect to {host}: real providers are off")
+
+
+def _guarded_connect(self: socket.socket, address: Any) -> None:
+    _check(self, address)
+    _real_connect(self, address)
+
+
+def _guarded_connect_ex(self: socket.socket, address: Any) -> int:
+    _check(self, address)
+    return _real_connect_ex(self, address)
+
+
+@pytest.fixture(autouse=True)
+def _no_real_judges(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", _guarded_connect_ex)
+    with forbid_remote_requests():
+        yield

@@ -1,0 +1,108 @@
+from __future__ import annotations
+
+import sqlite3
+import uuid
+from pathlib import Path
+
+import pytest
+
+from scorekit.judge import Judge, ScriptedJudge
+from scorekit.judge.cache import CACHE_FILE, CachingModel, cache_key
+from scorekit.judge.model import ChatMessage, JudgeRequest
+from tests.judge.conftest import Relevance
+from tests.servers.scripted_openai import Reply, ScriptedServer
+
+
+def cached_judge(server: ScriptedServer, folder: Path, name: str, **options: object) -> Judge:
+    return Judge(f"openai-compatible/{name}", base_url=server.base_url, cache_dir=folder, **options)
+
+
+async def test_second_identical_call_is_a_counted_cache_hit(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    name = f"c-{uuid.uuid4().hex[:6]}"
+    first = await cached_judge(server, tmp_path, name).generate_object("x", Relevance)
+    assert first.usage.cache_hits == 0
+    # a new judge (another scorer, a later run) on the same model and folder
+    second = await cached_judge(server, tmp_path, name).generate_object("x", Relevance)
+    assert second.value == first.value
+    assert len(server.requests) == 1
+    usage = second.usage
+    assert (usage.calls, usage.cache_hits, usage.attempts) == (1, 1, 0)
+    assert (usage.input_tokens, usage.output_tokens) == (0, 0)  # nothing billed
+    assert (tmp_path / CACHE_FILE).is_file()
+
+
+async def test_key_covers_messages_schema_and_generation_params(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    name = f"c-{uuid.uuid4().hex[:6]}"
+    await cached_judge(server, tmp_path, name).generate_object("x", Relevance)
+    await cached_judge(server, tmp_path, name).generate_object("y", Relevance)
+    await cached_judge(server, tmp_path, name, seed=3).generate_object("x", Relevance)
+    await cached_judge(server, tmp_path, name, temperature=0.5).generate_object("x", Relevance)
+    await cached_judge(server, tmp_path, name).generate_text("x")
+    await cached_judge(server, tmp_path, f"{name}-other").generate_object("x", Relevance)
+    assert len(server.requests) == 6
+
+
+async def test_invalid_and_cut_off_replies_are_not_cached(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    name = f"c-{uuid.uuid4().hex[:6]}"
+    server.enqueue(Reply("nope"), Reply('{"label": "low"}'))
+    result = await cached_judge(server, tmp_path, name).generate_object("x", Relevance)
+    assert result.usage.calls == 2
+    # the first (invalid) reply was not kept: the first request goes to the server again,
+    # and the (valid) repair reply is a hit
+    server.enqueue(Reply('{"label": "high"}'))
+    again = await cached_judge(server, tmp_path, name).generate_object("x", Relevance)
+    assert again.value.label == "high"
+    assert again.usage.cache_hits == 0
+    assert len(server.requests) == 3
+
+
+async def test_cache_off_writes_nothing(server: ScriptedServer, tmp_path: Path) -> None:
+    name = f"c-{uuid.uuid4().hex[:6]}"
+    for _ in range(2):
+        await cached_judge(server, tmp_path, name, cache=False).generate_object("x", Relevance)
+    assert len(server.requests) == 2
+    assert not (tmp_path / CACHE_FILE).exists()
+
+
+async def test_default_folder_is_dot_scorekit_in_the_working_directory(
+    server: ScriptedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    judge = Judge(f"openai-compatible/c-{uuid.uuid4().hex[:6]}", base_url=server.base_url)
+    assert judge.settings.cache_dir == tmp_path / ".scorekit"
+    await judge.generate_object("x", Relevance)
+    assert (tmp_path / ".scorekit" / CACHE_FILE).is_file()
+
+
+def test_judge_model_objects_and_test_models_are_not_cached(tmp_path: Path) -> None:
+    assert not isinstance(Judge(ScriptedJudge(), cache_dir=tmp_path).layers, CachingModel)
+    assert not isinstance(Judge("test/x", cache_dir=tmp_path).layers, CachingModel)
+
+
+def test_cache_key_is_stable_and_ignores_the_api_key() -> None:
+    request = JudgeRequest(messages=(ChatMessage("user", "x"),), temperature=0.0)
+    identity = {"provider": "openai", "model": "m", "base_url": "u"}
+    assert cache_key(identity, request) == cache_key(dict(identity), request)
+    assert len(cache_key(identity, request)) == 64
+
+
+async def test_cached_rows_hold_no_api_key(server: ScriptedServer, tmp_path: Path) -> None:
+    secret = "sk-scorekit-cache-SECRET-424242"
+    judge = Judge(
+        f"openai-compatible/c-{uuid.uuid4().hex[:6]}",
+        base_url=server.base_url,
+        api_key=secret,
+        cache_dir=tmp_path,
+    )
+    await judge.generate_object("x", Relevance)
+    rows = sqlite3.connect(tmp_path / CACHE_FILE).execute("SELECT * FROM judge_calls").fetchall()
+    assert rows
+    assert secret not in repr(rows)
+    for path in tmp_path.iterdir():
+        assert secret.encode() not in path.read_bytes()

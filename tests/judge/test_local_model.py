@@ -1,0 +1,75 @@
+"""The real local judge: SmolLM2-135M-Instruct in llama.cpp (xllamacpp), on 127.0.0.1.
+
+Few and short on purpose (CI has two cores). The tiny model only demonstrates the plumbing:
+the tests assert the shape of its answers (schema-valid, allowed labels), never the labels.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import get_args
+
+import pytest
+
+from scorekit import JudgeContextWindowError, PromptStep, ScorerRunError, create_scorer
+from scorekit.judge import Judge
+from scorekit.judge.local import LocalModel
+from tests.judge.conftest import Relevance
+
+ALLOWED = set(get_args(Relevance.model_fields["label"].annotation))
+
+PROMPT = (
+    "Question: What is the capital of France?\n"
+    "Context statement: Paris is the capital and largest city of France.\n"
+    "How relevant is the context statement to the question? "
+    'Answer with JSON like {"label": "high"}; the label is one of high, medium, low, none.'
+)
+
+
+async def test_smollm2_labels_relevance_with_schema_valid_output(tmp_path: Path) -> None:
+    judge = Judge("local/smollm2", cache_dir=tmp_path, max_tokens=32, seed=1)
+    assert isinstance(judge.model, LocalModel)
+    started = time.perf_counter()
+    result = await judge.generate_object(PROMPT, Relevance, step="analyze")
+    elapsed = time.perf_counter() - started
+    assert isinstance(result.value, Relevance)
+    assert result.value.label in ALLOWED
+    assert Relevance.model_validate_json(result.raw_text) == result.value
+    assert result.model_id == "local/smollm2"
+    assert result.usage.calls == 1  # constrained decoding: no repair needed
+    assert result.usage.input_tokens > 0
+    assert result.usage.output_tokens > 0
+    assert elapsed < 60
+    server = judge.model.server
+    assert server.running
+    assert server.post("/tokenize", {"content": "x"})  # listening on 127.0.0.1
+    # a second judge on the same file shares the server; the same request is a cache hit
+    again = await Judge("local/smollm2", cache_dir=tmp_path, max_tokens=32, seed=1).generate_object(
+        PROMPT, Relevance, step="analyze"
+    )
+    assert again.value == result.value
+    assert again.usage.cache_hits == 1
+
+
+async def test_prompt_larger_than_the_window_fails_before_the_call() -> None:
+    judge = Judge("local/smollm2", context_window=512, cache=False)
+    scorer = (
+        create_scorer("rel", description="d", judge=judge)
+        .analyze(PromptStep("label", lambda ctx: ctx.run.output, Relevance))
+        .generate_score(lambda ctx: 1.0)
+    )
+    with pytest.raises(ScorerRunError) as info:
+        await scorer.run(output="the context says many things " * 200)
+    cause = info.value.__cause__
+    assert isinstance(cause, JudgeContextWindowError)
+    assert cause.context_window == 512
+    assert cause.prompt_tokens is not None
+    assert cause.prompt_tokens > 512
+    assert f"the prompt ({cause.prompt_tokens} tokens) does not fit" in str(cause)
+    assert "(512 tokens)" in str(cause)
+    partial = info.value.result
+    assert partial is not None
+    assert partial.status == "error"
+    assert partial.error is not None
+    assert partial.error.type == "JudgeContextWindowError"
