@@ -34,12 +34,18 @@ def freeze(python: str, extras: str) -> tuple[str, dict[str, tuple[str, str]]]:
         venv = Path(tmp) / "venv"
         subprocess.run([python, "-m", "venv", str(venv)], check=True)
         pip = [str(venv / "bin" / "python"), "-m", "pip"]
-        subprocess.run([*pip, "install", "-q", "--disable-pip-version-check", f".[{extras}]"],
-                       check=True)
+        subprocess.run(
+            [*pip, "install", "-q", "--disable-pip-version-check", f".[{extras}]"], check=True
+        )
         version = subprocess.run(
-            [str(venv / "bin" / "python"), "-c",
-             "import sys; print(f'{sys.version_info[0]}.{sys.version_info[1]}')"],
-            check=True, capture_output=True, text=True,
+            [
+                str(venv / "bin" / "python"),
+                "-c",
+                "import sys; print(f'{sys.version_info[0]}.{sys.version_info[1]}')",
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
         ).stdout.strip()
         lines = subprocess.run(
             [*pip, "freeze", "--exclude-editable"], check=True, capture_output=True, text=True
@@ -71,15 +77,19 @@ def merge(resolved: list[tuple[str, dict[str, tuple[str, str]]]]) -> list[str]:
 
 
 def main() -> None:
-    pythons = sys.argv[1:] or ["python3.10", "python3.11"]
+    """Lock for the interpreters named on the command line and write constraints.txt."""
+    pythons = sys.argv[1:] or ["python3.10", "python3.11"]  # full paths work too (pyenv)
     resolved = [freeze(python, EXTRAS) for python in pythons]
     newest = max(resolved, key=lambda item: tuple(int(p) for p in item[0].split(".")))[0]
     lines = merge(resolved)
     # the newest Python's pins also serve every newer one
-    lines = [line.replace(f'python_version == "{newest}"', f'python_version >= "{newest}"')
-             for line in lines]
-    Path("constraints.txt").write_text(HEADER.format(extras=EXTRAS) + "\n" + "\n".join(lines)
-                                       + "\n", encoding="utf-8")
+    lines = [
+        line.replace(f'python_version == "{newest}"', f'python_version >= "{newest}"')
+        for line in lines
+    ]
+    Path("constraints.txt").write_text(
+        HEADER.format(extras=EXTRAS) + "\n" + "\n".join(lines) + "\n", encoding="utf-8"
+    )
     print(f"constraints.txt: {len(lines)} pins for Python {', '.join(py for py, _ in resolved)}")
 
 
