@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from scorekit import ConfigError
+from scorekit import ConfigError, create_scorer
 from scorekit.evals import EvalItem, run_evals, run_evals_sync
 from scorekit.pipeline import ScorerRunResult, StepContext
 from scorekit.store import Store
@@ -218,14 +218,15 @@ def test_run_evals_sync_works_inside_a_running_loop(tmp_path: Path) -> None:
         assert store.list_runs()[0].status == "finished"
 
 
-def test_item_context_extractor_sees_each_items_own_context() -> None:
-    from scorekit import create_scorer
-    from scorekit.evals import item_context
+def test_item_context_scorers_judge_each_items_own_context() -> None:
+    from scorekit.context import ContextSource, item_context
+
+    source = ContextSource.of(None, item_context, scorer="test")
 
     async def score(ctx: StepContext) -> float:
         await asyncio.sleep(0.001)  # let other items' scorers interleave
-        pieces = item_context(ctx.run.input, ctx.run.output)
-        assert tuple(pieces) == (ctx.run.context or ())
+        pieces = await source.resolve(ctx.run)
+        assert pieces == (ctx.run.context or ())
         return float(len(pieces))
 
     scorer = create_scorer("ctx", description="d").generate_score(score)
@@ -236,7 +237,8 @@ def test_item_context_extractor_sees_each_items_own_context() -> None:
     result = run_evals_sync(data, [scorer], concurrency=8)
     scores = {i.item.id: i.scorer_results["ctx"].score for i in result.items}
     assert scores == {str(n): float(n if n % 3 else 0) for n in range(30)}
-    assert item_context("in", "out") == []
+    with pytest.raises(ConfigError, match="marker"):
+        item_context("in", "out")
 
 
 def test_scorer_run_takes_context() -> None:

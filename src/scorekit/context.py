@@ -8,6 +8,10 @@ output (:func:`tool_result_context`).
 
 An extractor is called once per run, however many steps read the context: the resolved pieces
 are remembered for the run being scored (see :meth:`ContextSource.resolve`).
+
+A run may also carry its own context (``scorer.run(context=[...])``; in ``run_evals``, the
+item's ``context`` or what the target returned with its output): a scorer built with
+``context_extractor=item_context`` judges that.
 """
 
 from __future__ import annotations
@@ -24,7 +28,13 @@ from scorekit.messages import message_role
 from scorekit.pipeline import ScorerRun
 from scorekit.tool_calls import message_tool_invocations
 
-__all__ = ["ContextExtractor", "ContextSource", "format_pieces", "tool_result_context"]
+__all__ = [
+    "ContextExtractor",
+    "ContextSource",
+    "format_pieces",
+    "item_context",
+    "tool_result_context",
+]
 
 ContextExtractor = Callable[[Any, Any], Sequence[str] | Awaitable[Sequence[str]]]
 """``(input, output) -> list[str]``, sync or async: the context pieces of one run."""
@@ -35,6 +45,33 @@ ContextExtractor = Callable[[Any, Any], Sequence[str] | Awaitable[Sequence[str]]
 _RESOLVED: ContextVar[tuple[ScorerRun, tuple[str, ...]] | None] = ContextVar(
     "scorekit_resolved_context", default=None
 )
+
+
+def item_context(input: Any, output: Any) -> list[str]:
+    """The context extractor that stands for "the run's own context".
+
+    Build a context scorer with ``context_extractor=item_context`` and it judges the context
+    the run carries: ``scorer.run(..., context=[...])``, or in :func:`scorekit.run_evals` the
+    item's ``context`` field or the ``context`` a target returned with its output
+    (``ctx.run.context``). A run without context then has an empty context (status
+    ``skipped``). ``scorekit run`` gives it to every context scorer that has neither
+    ``context`` nor ``context_extractor`` in its options.
+
+    It is a marker that :class:`ContextSource` recognises, not a function to call.
+
+    Raises:
+        ConfigError: always, when called directly.
+
+    Example:
+        >>> from scorekit.scorers import create_context_relevance_scorer_llm  # doctest: +SKIP
+        >>> scorer = create_context_relevance_scorer_llm(
+        ...     model="openai/gpt-4o-mini", context_extractor=item_context)  # doctest: +SKIP
+    """
+    raise ConfigError(
+        "item_context is a marker for a scorer's context_extractor option, not a function to "
+        "call; read ctx.run.context in your own steps",
+        field="context_extractor",
+    )
 
 
 def _check_pieces(value: Any, *, field: str) -> tuple[str, ...]:
@@ -106,6 +143,8 @@ class ContextSource:
         Raises:
             ConfigError: the extractor returned something other than a list of strings.
         """
+        if self.extractor is item_context:
+            return run.context or ()
         if self.extractor is None:
             return self.pieces or ()
         remembered = _RESOLVED.get()

@@ -16,13 +16,13 @@ so far is stored and the run is marked ``interrupted``.
 
 An item's ``context`` (from the data, or from a target returning ``{"output", "context"}``)
 reaches every scorer as ``ctx.run.context``, and context scorers built with
-``context_extractor=item_context`` (the CLI does this for them) judge it.
+``context_extractor=item_context`` (:mod:`scorekit.context`; the CLI does this for them) judge
+it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import inspect
 import math
 import signal
@@ -36,6 +36,7 @@ from types import FrameType
 from typing import Any, Literal
 
 from scorekit._sync import run_sync
+from scorekit.context import item_context
 from scorekit.errors import ConfigError, ScorerRunError, StoreError
 from scorekit.judge.model import JudgeUsage
 from scorekit.metrics import ScorerSummary
@@ -62,38 +63,6 @@ async, returning the output (a string, messages, or a dict with ``output`` and o
 ``context``)."""
 
 ItemCallback = Callable[["EvalItem", Any, dict[str, ScorerRunResult]], Any]
-
-# The context of the item whose scorer is running: set in each scorer's own task (asyncio
-# copies context variables per task), so concurrent items never see each other's context.
-_ITEM_CONTEXT: contextvars.ContextVar[tuple[str, ...] | None] = contextvars.ContextVar(
-    "scorekit_item_context", default=None
-)
-
-
-def item_context(input: Any, output: Any) -> list[str]:
-    """A context extractor returning the context of the item :func:`run_evals` is scoring.
-
-    Pass it as ``context_extractor=`` to the context scorers (context relevance, precision,
-    recall, ...) so they judge each item's own retrieved context: the item's ``context`` field,
-    or the ``context`` a target returned with its output. ``scorekit run`` does this for every
-    scorer that takes a ``context_extractor`` and is given neither ``context`` nor
-    ``context_extractor``.
-
-    Args:
-        input: the run's input (unused; the extractor signature is ``(input, output)``).
-        output: the run's output (unused).
-
-    Returns:
-        The item's context pieces; ``[]`` when the item has none or when called outside
-        ``run_evals`` (context scorers then report the run as ``skipped``).
-
-    Example:
-        >>> from scorekit.scorers import create_context_relevance_scorer  # doctest: +SKIP
-        >>> scorer = create_context_relevance_scorer(
-        ...     model="openai/gpt-4o-mini", context_extractor=item_context)  # doctest: +SKIP
-    """
-    return list(_ITEM_CONTEXT.get() or ())
-
 
 _ITEM_FIELDS = frozenset(
     {"id", "input", "output", "ground_truth", "context", "request_context", "metadata"}
@@ -338,7 +307,6 @@ def _check_context(context: Any) -> tuple[str, ...]:
 
 async def _score(scorer: Scorer, item: EvalItem, output: Any) -> ScorerRunResult:
     run_id = str(uuid.uuid4())
-    _ITEM_CONTEXT.set(tuple(item.context) if item.context is not None else None)
     try:
         return await scorer.run(
             input=item.input,

@@ -467,3 +467,29 @@ def test_construction_errors(kwargs: dict, field: str, message: str) -> None:
 def test_each_penalty_defaults_on_its_own() -> None:
     rates = ContextRelevancePenalties.of({"missing_context_per_item": 0.2})
     assert rates == ContextRelevancePenalties(0.1, 0.2, 0.5)
+
+
+def test_item_context_marker_judges_the_runs_context() -> None:
+    from scorekit.context import item_context
+
+    reply = {
+        "evaluations": [
+            {
+                "context_index": 0,
+                "context_piece": "a",
+                "relevance_level": "high",
+                "was_used": True,
+                "reasoning": "r",
+            }
+        ],
+        "missing_context": [],
+        "overall_assessment": "fine",
+    }
+    judge = ScriptedJudge([reply])
+    scorer = create_context_relevance_scorer_llm(
+        model=judge, context_extractor=item_context, reason="none"
+    )
+    assert scorer.run_sync(input="q", output="a", context=["a"]).score == 1.0
+    skipped = scorer.run_sync(input="q", output="a")
+    assert skipped.status == "skipped"
+    assert len(judge.calls) == 1

@@ -166,3 +166,19 @@ def test_tool_results_in_parts_are_read_once() -> None:
     )
     create_faithfulness_scorer(model=judge).run_sync(input="q", output=output)
     assert 'Context:\n{"c":1}\n\nClaims' in judge.calls[1].prompt
+
+
+def test_the_runs_own_context_comes_before_tool_results() -> None:
+    judge = ScriptedJudge(
+        [
+            {"claims": ["Paris is in France."]},
+            {"verdicts": [{"verdict": "yes", "reason": "r"}]},
+            "reason",
+        ]
+    )
+    scorer = create_faithfulness_scorer(model=judge)
+    result = scorer.run_sync(
+        input="Where is Paris?", output="Paris is in France.", context=["Paris is in France."]
+    )
+    assert result.score == 1.0
+    assert "Paris is in France." in judge.calls[1].prompt.split("Context:")[1]

@@ -7,7 +7,8 @@ faithfulness)::
 
     score = round2(#yes / #verdicts × scale)      (0 when there are no verdicts)
 
-``unsure`` counts as unsupported. The context is the ``context`` option, else the results of
+``unsure`` counts as unsupported. The context is the ``context`` option, else the run's own
+context (``scorer.run(context=...)``, an item's context in ``run_evals``), else the results of
 the completed tool calls in the output (:func:`scorekit.context.tool_result_context`).
 
 Divergences (docs/divergences.md): 1, 4, 5, 6 (labels trimmed and lower-cased — Mastra counts
@@ -171,7 +172,8 @@ def create_faithfulness_scorer(
     Args:
         model: the judge: a ``"provider/model"`` string, a ``JudgeModel`` or a ``Judge``.
         context: the context pieces (non-empty list of strings); when ``None``, each run's
-            context is the JSON of the results of the completed tool calls in its output.
+            own context (``ctx.run.context``), else the JSON of the results of the completed
+            tool calls in its output.
         scale: the maximum score, a finite number > 0.
 
     Returns:
@@ -187,7 +189,7 @@ def create_faithfulness_scorer(
     judge = to_judge(model, INSTRUCTIONS)
 
     def context_of(ctx: StepContext) -> tuple[str, ...]:
-        return source.pieces or tool_result_context(ctx.run.output)
+        return source.pieces or ctx.run.context or tool_result_context(ctx.run.output)
 
     def claims_step(ctx: StepContext) -> str | LocalResult | NotScorable:
         if not context_of(ctx):
