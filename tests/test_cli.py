@@ -266,8 +266,8 @@ def test_resume_from_the_command_line(tmp_path: Path) -> None:
 
 def test_context_scorers_get_the_item_context_extractor() -> None:
     from scorekit import create_scorer
-    from scorekit.cli import _make_scorer
-    from scorekit.evals import item_context
+    from scorekit.cli import _Judges, _make_scorer
+    from scorekit.context import item_context
     from scorekit.pipeline import Scorer
     from scorekit.scorers import ScorerEntry
 
@@ -278,7 +278,61 @@ def test_context_scorers_get_the_item_context_extractor() -> None:
         return create_scorer("c", description="d").generate_score(lambda ctx: 1.0)
 
     entry = ScorerEntry("c", "c", factory, "code", "test")
-    _make_scorer(entry, {}, None)
+    _make_scorer(entry, {}, None, _Judges({}))
     assert seen == {"context": None, "context_extractor": item_context}
-    _make_scorer(entry, {"context": ["fixed"]}, None)
+    _make_scorer(entry, {"context": ["fixed"]}, None, _Judges({}))
     assert seen == {"context": ["fixed"], "context_extractor": None}
+
+
+def test_judge_settings_are_shared_and_scorers_keep_their_instructions() -> None:
+    from scorekit.cli import _build_scorers, _Judges
+    from scorekit.scorers.context_relevance_prompts import INSTRUCTIONS as RELEVANCE
+    from scorekit.scorers.faithfulness import INSTRUCTIONS as FAITHFULNESS
+
+    judges = _Judges({"timeout": 7.5, "cache": False, "max_tokens": 300})
+    scorers = _build_scorers(["context-relevance", "faithfulness"], [], "test/demo", judges)
+    made = judges.get("test/demo")
+    assert made.settings.timeout == 7.5
+    assert made.settings.max_tokens == 300
+    assert made.settings.cache is False
+    relevance_judge = scorers[0]._steps[0][1].judge or scorers[0].judge
+    faithfulness_judge = scorers[1].judge
+    assert relevance_judge.instructions == RELEVANCE
+    assert faithfulness_judge.instructions == FAITHFULNESS
+    assert relevance_judge.model is faithfulness_judge.model is made.model
+
+
+def test_judge_flags_and_config_section(tmp_path: Path) -> None:
+    data = tmp_path / "d.jsonl"
+    data.write_text(
+        json.dumps({"input": "q", "output": "a", "context": ["a"]}) + "\n", encoding="utf-8"
+    )
+    flags = invoke(
+        "run",
+        str(data),
+        "-s",
+        "faithfulness",
+        "--model",
+        "test/demo",
+        "--no-store",
+        "--no-cache",
+        "--judge-timeout",
+        "5",
+        "--judge-max-tokens",
+        "64",
+    )
+    assert flags.exit_code == 0, flags.output
+    config = tmp_path / "c.yaml"
+    config.write_text(
+        "data: {path: d.jsonl}\nmodel: test/demo\njudge: {timeout: 5, cache: false}\n"
+        "scorers: [faithfulness]\n",
+        encoding="utf-8",
+    )
+    assert invoke("run", str(config), "--no-store").exit_code == 0
+    config.write_text(
+        "data: {path: d.jsonl}\nmodel: test/demo\njudge: {timeout: -1}\nscorers: [faithfulness]\n",
+        encoding="utf-8",
+    )
+    bad = invoke("run", str(config), "--no-store")
+    assert bad.exit_code == 2
+    assert "timeout" in bad.output

@@ -36,6 +36,7 @@ from scorekit.evals import (
     item_context,
     run_evals_sync,
 )
+from scorekit.judge.judge import Judge
 from scorekit.metrics import ScorerSummary, pearson, spearman
 from scorekit.pipeline import Scorer, ScorerRunResult
 from scorekit.report import DEFAULT_MAX_ITEMS, write_report
@@ -110,7 +111,27 @@ TINY_MODELS = frozenset({"local/smollm2"})
 """Judge models that only demonstrate the pipeline; using one prints a note."""
 
 
-def _make_scorer(entry: ScorerEntry, options: dict[str, Any], model: str | None) -> Scorer:
+class _Judges:
+    """The judges of one CLI run: one per model string, shared by every LLM scorer using it.
+
+    Made without instructions, so each prebuilt scorer keeps its own (``to_judge``).
+    """
+
+    def __init__(self, options: dict[str, Any]) -> None:
+        self.options = options
+        self._made: dict[str, Judge] = {}
+
+    def get(self, model: str) -> Judge | str:
+        if not self.options:
+            return model
+        if model not in self._made:
+            self._made[model] = Judge(model, **self.options)
+        return self._made[model]
+
+
+def _make_scorer(
+    entry: ScorerEntry, options: dict[str, Any], model: str | None, judges: _Judges
+) -> Scorer:
     kwargs = dict(options)
     takes = {option.name for option in entry.options()}
     if "context_extractor" in takes and not {"context", "context_extractor"} & set(kwargs):
@@ -124,17 +145,19 @@ def _make_scorer(entry: ScorerEntry, options: dict[str, Any], model: str | None)
                 "SCOREKIT_MODEL, or give model: in the config",
                 field="model",
             )
-        kwargs["model"] = model
+        kwargs["model"] = judges.get(model) if isinstance(model, str) else model
     try:
         return entry.factory(**kwargs)
     except TypeError as exc:  # an option the factory does not take
         raise ConfigError(f"scorer {entry.name!r}: {exc}", field="options") from exc
 
 
-def _build_scorers(names: list[str], options: list[str], model: str | None) -> list[Scorer]:
+def _build_scorers(
+    names: list[str], options: list[str], model: str | None, judges: _Judges
+) -> list[Scorer]:
     entries = [get_scorer_entry(name) for name in names]
     assigned = _scorer_options(entries, options)
-    return [_make_scorer(entry, assigned[entry.name], model) for entry in entries]
+    return [_make_scorer(entry, assigned[entry.name], model, judges) for entry in entries]
 
 
 def _judge_models(entries: list[tuple[ScorerEntry, str | None]]) -> set[str]:
@@ -380,9 +403,27 @@ def run(
     concurrency: Annotated[
         int | None, typer.Option(min=1, help="Items scored at once [config, else 8]")
     ] = None,
+    judge_timeout: Annotated[
+        float | None, typer.Option(min=0.001, help="Seconds one judge call may take [60]")
+    ] = None,
+    judge_max_tokens: Annotated[
+        int | None, typer.Option(min=1, help="Judge reply budget in tokens")
+    ] = None,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Do not use the judge-call cache")
+    ] = False,
 ) -> None:
     """Score a dataset with scorers: from a YAML config, or a dataset file and --scorer flags."""
     is_config = data.suffix.lower() in (".yaml", ".yml")
+    flag_judge: dict[str, Any] = {
+        key: value
+        for key, value in (
+            ("timeout", judge_timeout),
+            ("max_tokens", judge_max_tokens),
+            ("cache", False if no_cache else None),
+        )
+        if value is not None
+    }
     try:
         if is_config:
             flags = {
@@ -402,7 +443,7 @@ def run(
                     f"{', '.join(given)} belong(s) in the config file, not on the command line",
                     field=given[0],
                 )
-            job = _job_from_config(load_config(data), model, concurrency, correlate)
+            job = _job_from_config(load_config(data), model, concurrency, correlate, flag_judge)
         else:
             if not scorer:
                 raise ConfigError("give --scorer (at least one), or a .yaml config", field="scorer")
@@ -429,7 +470,7 @@ def run(
                 required=frozenset(explicit),
             )
             entries = [(get_scorer_entry(n), model) for n in scorer]
-            scorers = _build_scorers(scorer, option or [], model)
+            scorers = _build_scorers(scorer, option or [], model, _Judges(flag_judge))
             job = _Job(
                 name=name,
                 path=data,
@@ -519,12 +560,18 @@ class _Job:
 
 
 def _job_from_config(
-    config: RunConfig, model: str | None, concurrency: int | None, correlate: str | None
+    config: RunConfig,
+    model: str | None,
+    concurrency: int | None,
+    correlate: str | None,
+    judge_options: dict[str, Any],
 ) -> _Job:
     run_model = model or config.model
+    # flags win over the config's judge settings
+    judges = _Judges({**config.judge.options(), **judge_options})
     entries = [(get_scorer_entry(s.name), s.model or run_model) for s in config.scorers]
     scorers = [
-        _make_scorer(entry, dict(spec.options), chosen)
+        _make_scorer(entry, dict(spec.options), chosen, judges)
         for (entry, chosen), spec in zip(entries, config.scorers, strict=True)
     ]
     target = load_target(config.target, config.base_dir) if config.target else None

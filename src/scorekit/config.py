@@ -10,6 +10,7 @@ config file's folder. Example::
       path: expertqa-50.jsonl
       fields: {input: question, output: answer, ground_truth: reference, context: context}
     model: local/smollm2          # judge of the LLM scorers (--model / SCOREKIT_MODEL win)
+    judge: {timeout: 120, max_tokens: 512, cache: true}   # judge settings (optional)
     concurrency: 4
     scorers:
       - content-similarity
@@ -37,6 +38,7 @@ from scorekit.evals import Target
 __all__ = [
     "DataConfig",
     "FieldsConfig",
+    "JudgeConfig",
     "RunConfig",
     "ScorerConfig",
     "load_config",
@@ -93,6 +95,29 @@ class DataConfig(BaseModel):
     """CSV/TSV: overrides the delimiter."""
 
 
+class JudgeConfig(BaseModel):
+    """Settings of the judge the LLM scorers share (see :class:`scorekit.Judge`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    timeout: float | None = Field(default=None, gt=0)
+    """Seconds one judge call may take."""
+    max_tokens: int | None = Field(default=None, ge=1)
+    """Reply budget in tokens."""
+    max_retries: int | None = Field(default=None, ge=0)
+    """Retries on 429, 5xx and connection errors."""
+    concurrency: int | None = Field(default=None, ge=1)
+    """Judge requests in flight at once."""
+    cache: bool | None = None
+    """Use the persistent judge-call cache (default true)."""
+    context_window: int | None = Field(default=None, ge=256)
+    """The local judge's context window in tokens."""
+
+    def options(self) -> dict[str, Any]:
+        """The settings given, as ``Judge`` keyword arguments."""
+        return {key: value for key, value in self.model_dump().items() if value is not None}
+
+
 class ScorerConfig(BaseModel):
     """One scorer: a name from ``scorekit scorers`` and its options."""
 
@@ -119,6 +144,8 @@ class RunConfig(BaseModel):
     """The application under test, ``module:function`` (importable from the config's folder)."""
     model: str | None = None
     """The judge model of the LLM scorers (``provider/name``)."""
+    judge: JudgeConfig = Field(default_factory=JudgeConfig)
+    """Settings of that judge (timeout, max_tokens, cache, ...)."""
     concurrency: int = Field(default=8, ge=1)
     """Items scored at once."""
     scorers: list[ScorerConfig] = Field(min_length=1)

@@ -19,6 +19,7 @@ call's deadline.
 
 from __future__ import annotations
 
+import copy
 import logging
 import os
 import time
@@ -88,7 +89,9 @@ class Judge:
         model: ``"provider/model"`` (e.g. ``"openai/gpt-4o-mini"``, ``"ollama/llama3.2"``,
             ``"local/smollm2"``; see :func:`~scorekit.judge.providers.list_providers`) or
             any :class:`~scorekit.judge.model.JudgeModel` object.
-        instructions: the system prompt sent with every request (non-empty).
+        instructions: the system prompt sent with every request (non-empty). When omitted, a
+            prebuilt scorer given this judge uses its own instructions (Mastra's field-wise
+            fallback), and :data:`DEFAULT_INSTRUCTIONS` serve elsewhere.
         timeout: seconds one attempt may take (``> 0``); a hung call is cancelled and fails
             with ``JudgeTimeoutError``.
         max_retries: retries on 429, 5xx and connection errors (``>= 0``), honouring
@@ -124,7 +127,7 @@ class Judge:
     def __init__(
         self,
         model: JudgeModel | str,
-        instructions: str = DEFAULT_INSTRUCTIONS,
+        instructions: str | None = None,
         *,
         timeout: float = DEFAULT_TIMEOUT_S,
         max_retries: int = DEFAULT_MAX_RETRIES,
@@ -139,7 +142,9 @@ class Judge:
         base_url: str | None = None,
         api_key: str | None = None,
     ) -> None:
-        if not isinstance(instructions, str) or not instructions.strip():
+        if instructions is not None and (
+            not isinstance(instructions, str) or not instructions.strip()
+        ):
             raise ConfigError("instructions must be a non-empty string", field="instructions")
         settings = JudgeSettings.create(
             timeout=timeout,
@@ -179,7 +184,8 @@ class Judge:
                 field="model",
             )
         self.model: JudgeModel = built
-        self.instructions = instructions
+        self.instructions = instructions or DEFAULT_INSTRUCTIONS
+        self.has_own_instructions = instructions is not None
         self.settings = settings
         limiter_key = (
             repr(sorted(identity.items())) if identity else f"{built.model_id}#{id(built)}"
@@ -212,6 +218,19 @@ class Judge:
 
     def __repr__(self) -> str:
         return f"Judge(model={self.model_id!r})"
+
+    def with_instructions(self, instructions: str) -> Judge:
+        """Return a judge with other instructions, sharing this one's model, limiter and cache.
+
+        Raises:
+            ConfigError: ``instructions`` is empty or not a string.
+        """
+        if not isinstance(instructions, str) or not instructions.strip():
+            raise ConfigError("instructions must be a non-empty string", field="instructions")
+        twin = copy.copy(self)
+        twin.instructions = instructions
+        twin.has_own_instructions = True
+        return twin
 
     def _request(self, prompt: str, spec: SchemaSpec | None, step: str | None) -> JudgeRequest:
         return JudgeRequest(
@@ -317,16 +336,18 @@ def to_judge(model: Judge | JudgeModel | str, instructions: str) -> Judge:
     """Return a :class:`Judge` for a scorer factory's ``model`` argument.
 
     Args:
-        model: a ready ``Judge`` (returned as is, keeping its own instructions), a
+        model: a ``Judge`` (kept as is when it was given instructions; otherwise it gets the
+            scorer's, sharing its model, settings and cache — so ``Judge("local/smollm2",
+            timeout=300, cache=False)`` configures the model for any prebuilt scorer), a
             ``JudgeModel`` object, or a ``"provider/model"`` string.
-        instructions: the scorer's judge instructions, used when a judge is created here.
+        instructions: the scorer's judge instructions.
 
     Raises:
         ConfigError: ``model`` is of none of these types.
         JudgeUnavailableError: the model string cannot be resolved.
     """
     if isinstance(model, Judge):
-        return model
+        return model if model.has_own_instructions else model.with_instructions(instructions)
     if isinstance(model, (str, JudgeModel)):
         return Judge(model, instructions)
     raise ConfigError(
