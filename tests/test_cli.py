@@ -336,3 +336,48 @@ def test_judge_flags_and_config_section(tmp_path: Path) -> None:
     bad = invoke("run", str(config), "--no-store")
     assert bad.exit_code == 2
     assert "timeout" in bad.output
+
+
+def test_config_field_names_must_exist(tmp_path: Path) -> None:
+    config = write_config(tmp_path, CONFIG.replace("ground_truth: ref", "ground_truth: reff"))
+    result = invoke("run", str(config), "--no-store")
+    assert result.exit_code == 2
+    assert "data.jsonl:1: no field 'reff' in the first record" in result.output
+
+
+def test_out_may_not_overwrite_the_config(tmp_path: Path) -> None:
+    config = write_config(tmp_path, CONFIG)
+    before = config.read_text()
+    result = invoke("run", str(config), "--no-store", "--out", str(config))
+    assert result.exit_code == 2
+    assert "is the config itself" in result.output
+    assert config.read_text() == before
+
+
+def test_report_needs_the_store(tmp_path: Path) -> None:
+    config = write_config(tmp_path, CONFIG)
+    result = invoke("run", str(config), "--no-store", "--report", str(tmp_path / "r.html"))
+    assert result.exit_code == 2
+    assert "--report reads the stored run" in result.output
+
+
+def test_config_db_path_is_relative_to_the_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    config = write_config(sub, CONFIG + "db: rel.db\n")
+    monkeypatch.chdir(tmp_path)
+    assert invoke("run", str(config)).exit_code == 0
+    assert (sub / "rel.db").is_file()
+    assert not (tmp_path / "rel.db").exists()
+
+
+@pytest.mark.parametrize("value", ['"0.5"', "true"])
+def test_config_thresholds_must_be_numbers(tmp_path: Path, value: str) -> None:
+    config = write_config(
+        tmp_path, CONFIG.replace("content-similarity: 0.5", f"content-similarity: {value}")
+    )
+    result = invoke("run", str(config), "--no-store")
+    assert result.exit_code == 2
+    assert "thresholds" in result.output

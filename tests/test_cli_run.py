@@ -23,8 +23,6 @@ def test_stsb_demo_agrees_with_humans(tmp_path: Path) -> None:
             str(STSB),
             "--no-header",
             "--no-quote",
-            "--id-field",
-            "3",
             "--ground-truth-field",
             "5",
             "--output-field",
@@ -49,7 +47,7 @@ def test_stsb_demo_agrees_with_humans(tmp_path: Path) -> None:
     lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert len(lines) == 879
     first = lines[0]
-    assert first["item_id"] == "0011"
+    assert first["item_id"] == "1"  # the line number: STS-B's own ids repeat across files
     assert first["scorer_id"] == "content-similarity-scorer"
     assert first["status"] == "ok"
     assert (
@@ -275,3 +273,22 @@ def test_format_option_overrides_the_suffix(tmp_path: Path) -> None:
     result = runner.invoke(app, ["run", str(data), "-s", "content-similarity", "--format", "jsonl"])
     assert result.exit_code == 0, result.output
     assert "0.2500" in result.output
+
+
+def test_repeated_ids_are_errors_not_merged(tmp_path: Path) -> None:
+    data = tmp_path / "d.jsonl"
+    data.write_text(
+        '{"id": "a", "input": "night", "output": "nacht"}\n'
+        '{"id": "a", "input": "x", "output": "x"}\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "r.jsonl"
+    result = runner.invoke(
+        app, ["run", str(data), "-s", "content-similarity", "--out", str(out), "--no-store"]
+    )
+    records = {r["item_id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert set(records) == {"a", "a#2"}
+    assert records["a"]["score"] == 0.25
+    assert records["a#2"]["status"] == "error"
+    assert "duplicate item id 'a'" in records["a#2"]["error"]["message"]
+    assert result.exit_code == 0

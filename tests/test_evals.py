@@ -251,3 +251,80 @@ def test_scorer_run_takes_context() -> None:
     assert scorer.run_sync(output="o").score == 0.0
     with pytest.raises(ConfigError, match="context must be a list of strings"):
         scorer.run_sync(output="o", context="ab")
+
+
+def test_sync_targets_run_concurrently() -> None:
+    import threading
+
+    barrier = threading.Barrier(4, timeout=10)
+
+    def target(question: str) -> str:
+        barrier.wait()  # passes only when four targets are in flight at once
+        return question * 2
+
+    data = [{"id": str(n), "input": "ab"} for n in range(4)]
+    result = run_evals_sync(data, [length_scorer()], target=target, concurrency=4)
+    assert result.summary.counts["length"] == {"ok": 4, "skipped": 0, "error": 0}
+    assert result.scores == {"length": 0.4}
+
+
+def test_a_broken_data_source_keeps_what_was_scored(tmp_path: Path) -> None:
+    from scorekit.evals import DataSourceError
+
+    def data() -> Iterator[dict[str, Any]]:
+        yield from ITEMS
+        raise ValueError("source broke")
+
+    with pytest.raises(DataSourceError, match="after 3 items") as info:
+        run_evals_sync(data(), [length_scorer()], store=tmp_path / "x.db", concurrency=1)
+    assert isinstance(info.value.__cause__, ValueError)
+    assert info.value.partial is not None
+    assert info.value.partial.total_items == 3
+    with Store(tmp_path / "x.db") as store:
+        [run] = store.list_runs()
+        assert run.status == "failed"
+        assert len(list(store.results(run.id))) == 3
+
+
+def test_string_data_is_refused() -> None:
+    with pytest.raises(ConfigError) as info:
+        run_evals_sync("items", [length_scorer()])  # type: ignore[arg-type]
+    assert info.value.field == "data"
+
+
+def test_resume_with_other_data_summarises_the_whole_run(tmp_path: Path) -> None:
+    db = tmp_path / "x.db"
+    first = run_evals_sync(ITEMS, [length_scorer()], store=db)
+    more = [ITEMS[0], {"id": "d", "input": "q4", "output": "abcd"}]
+    second = run_evals_sync(more, [length_scorer()], store=db, resume=first.run_id)
+    assert second.total_items == 4
+    assert second.scores == {"length": pytest.approx((0.5 + 0.2 + 0.8 + 0.4) / 4)}
+    with Store(db) as store:
+        assert store.get_run(first.run_id).total_items == 4
+
+
+def test_odd_values_never_stop_the_store(tmp_path: Path) -> None:
+    scorer = (
+        create_scorer("odd", description="d")
+        .preprocess(lambda ctx: {"blob": b"\xff\xfe", "inf": float("inf")})
+        .generate_score(lambda ctx: 0.5)
+        .generate_reason(lambda ctx: "bad \udc80 reason")
+    )
+    data = [{"id": "bad\ud800", "output": "o", "metadata": {"b": b"\xff"}}]
+    result = run_evals_sync(data, [scorer], store=tmp_path / "x.db")
+    with Store(tmp_path / "x.db") as store:
+        [row] = store.results(result.run_id)
+    assert row.item_id == "bad\\ud800"
+    assert row.reason == "bad \\udc80 reason"
+    assert row.preprocess_step_result == {"blob": "__4=", "inf": None}
+    assert row.metadata == {"b": "_w=="}
+
+
+def test_repeated_item_ids_are_recorded_as_errors() -> None:
+    data = [ITEMS[0], {**ITEMS[1], "id": "a"}, {**ITEMS[2], "id": "a"}]
+    result = run_evals_sync(data, [length_scorer()], concurrency=1)
+    by_id = {i.item.id: i.scorer_results["length"] for i in result.items}
+    assert set(by_id) == {"a", "a#2", "a#3"}
+    assert by_id["a"].score == 0.5
+    assert by_id["a#2"].status == "error"
+    assert "duplicate item id 'a'" in by_id["a#2"].error.message

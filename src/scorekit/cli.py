@@ -304,10 +304,12 @@ class _Collector:
             )
 
 
-def _open_sink(out: Path, data: Path) -> TextIO:
-    """Open the results file, refusing the dataset itself and paths that cannot be written."""
-    if out.exists() and data.exists() and out.resolve() == data.resolve():
-        raise ConfigError(f"--out {out} is the dataset itself; choose another file", field="out")
+def _open_sink(out: Path, *inputs: Path) -> TextIO:
+    """Open the results file, refusing an input (dataset, config) and unwritable paths."""
+    for source in inputs:
+        if out.exists() and source.exists() and out.resolve() == source.resolve():
+            what = "config" if source.suffix.lower() in (".yaml", ".yml") else "dataset"
+            raise ConfigError(f"--out {out} is the {what} itself; choose another file", field="out")
     if out.is_dir():
         raise ConfigError(f"--out {out} is a directory; give a file name", field="out")
     try:
@@ -507,7 +509,11 @@ def run(
         job.report = report or job.report
         if resume is not None and no_store:
             raise ConfigError("--resume needs the store; drop --no-store", field="resume")
-        sink = _open_sink(out, job.path) if out is not None else None
+        if job.report is not None and no_store:
+            raise ConfigError(
+                "--report reads the stored run; drop --no-store (or --report)", field="report"
+            )
+        sink = _open_sink(out, job.path, data) if out is not None else None
         store = None if no_store else Store(job.db)
     except ScorekitError as exc:
         _err().print(f"[red]error:[/red] {escape(str(exc))}")
@@ -598,7 +604,7 @@ def _job_from_config(
         concurrency=concurrency or config.concurrency,
         thresholds=_thresholds(config.thresholds, scorers),
         models=_judge_models(entries),
-        db=config.db,
+        db=config.database(),
         report=config.resolve(config.report) if config.report else None,
         config={
             **config.model_dump(mode="json", exclude={"base_dir"}),

@@ -26,10 +26,10 @@ from __future__ import annotations
 import importlib
 import sys
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, field_validator
 
 from scorekit.dataset import FieldMap
 from scorekit.errors import ConfigError
@@ -73,6 +73,13 @@ class FieldsConfig(BaseModel):
             id=self.id,
             context=self.context,
             extra=tuple(self.extra),
+            # a field the config names must exist: a misspelt name fails instead of being
+            # silently ignored
+            required=frozenset(
+                name
+                for name in ("input", "ground_truth", "id", "context")
+                if name in self.model_fields_set
+            ),
         )
 
 
@@ -150,11 +157,11 @@ class RunConfig(BaseModel):
     """Items scored at once."""
     scorers: list[ScorerConfig] = Field(min_length=1)
     """The scorers, in order."""
-    thresholds: dict[str, float] = Field(default_factory=dict)
+    thresholds: dict[str, Annotated[float, Strict()]] = Field(default_factory=dict)
     """Scorer (short name or id) → minimum mean for the verdict to pass."""
     db: str | None = None
-    """Where to store results: a SQLAlchemy URL or SQLite path (default ``.scorekit/scorekit.db``
-    under the working directory)."""
+    """Where to store results: a SQLite file path (relative to the config file's folder) or a
+    SQLAlchemy URL (default ``.scorekit/scorekit.db`` under the working directory)."""
     report: Path | None = None
     """Write the HTML report here after the run (relative to the config file's folder)."""
     base_dir: Path = Path()
@@ -171,6 +178,17 @@ class RunConfig(BaseModel):
     def resolve(self, path: Path) -> Path:
         """Return ``path`` resolved against the config file's folder."""
         return path if path.is_absolute() else self.base_dir / path
+
+    def database(self) -> str | None:
+        """Return the ``db`` setting ready for :class:`~scorekit.store.Store`.
+
+        A SQLite file path is resolved against the config file's folder; a SQLAlchemy URL is
+        kept as given (``sqlite:///x.db`` is relative to the working directory, as SQLAlchemy
+        reads it).
+        """
+        if self.db is None or "://" in self.db:
+            return self.db
+        return str(self.resolve(Path(self.db)))
 
 
 def _where(error: Any) -> str:

@@ -43,9 +43,9 @@ class FieldMap:
             CSV/TSV, a cell holding a JSON list), or one string for a single piece.
         extra: further fields copied into the item's ``metadata`` under their own names
             (e.g. a human label to correlate with); required in every record.
-        required: the optional fields (``"input"``, ``"ground_truth"``, ``"id"``) that must
-            be present in every record too — set it for fields the user named explicitly, so
-            that a misspelt name fails instead of being ignored.
+        required: the optional fields (``"input"``, ``"ground_truth"``, ``"id"``,
+            ``"context"``) that must be present in every record too — set it for fields the
+            user named explicitly, so that a misspelt name fails instead of being ignored.
         output_required: whether every record must have the output field; off when a target
             produces the outputs (records then need the input field instead).
     """
@@ -60,17 +60,20 @@ class FieldMap:
     output_required: bool = True
 
     def __post_init__(self) -> None:
-        unknown = self.required - {"input", "ground_truth", "id"}
+        unknown = self.required - {"input", "ground_truth", "id", "context"}
         if unknown:
             raise ConfigError(
-                f"FieldMap.required takes input, ground_truth and id, not {sorted(unknown)}",
+                "FieldMap.required takes input, ground_truth, id and context, "
+                f"not {sorted(unknown)}",
                 field="required",
             )
 
     def names_required(self) -> list[str]:
         """The record field names every record must have, output first."""
         optional = [
-            getattr(self, name) for name in ("input", "ground_truth", "id") if name in self.required
+            getattr(self, name)
+            for name in ("input", "ground_truth", "id", "context")
+            if name in self.required
         ]
         if not self.output_required:
             return [*optional, *self.extra]
@@ -147,6 +150,7 @@ def _item(record: Mapping[str, Any], fields: FieldMap, where: str, line: int) ->
 
 
 def _jsonl(path: Path, fields: FieldMap) -> Iterator[EvalItem]:
+    checked = False
     with path.open(encoding="utf-8-sig", errors="surrogateescape") as handle:
         for line, text in enumerate(handle, start=1):
             if not text.strip():
@@ -164,6 +168,18 @@ def _jsonl(path: Path, fields: FieldMap) -> Iterator[EvalItem]:
                     id=str(line), load_error=f"{path}:{line}: expected a JSON object per line"
                 )
                 continue
+            if not checked:
+                # like a CSV header: a field the user named must be in the first record, so a
+                # misspelt name stops the run before any scoring
+                checked = True
+                named = [getattr(fields, name) for name in sorted(fields.required)]
+                absent = [name for name in named if name not in record]
+                if absent:
+                    raise ConfigError(
+                        f"{path}:{line}: no field {absent[0]!r} in the first record "
+                        f"(fields: {', '.join(map(str, record))})",
+                        field=absent[0],
+                    )
             yield _item(record, fields, str(path), line)
 
 
@@ -265,10 +281,11 @@ def read_dataset(
             f"the delimiter must be one character, got {delimiter!r}", field="delimiter"
         )
     if kind == "jsonl":
-        return _jsonl(source, fields)
-    separator = delimiter or ("\t" if kind == "tsv" else ",")
-    generator = _delimited(source, fields, separator, header, quoting)
-    # check the header now, so a wrong column name fails before any scoring starts
+        generator = _jsonl(source, fields)
+    else:
+        separator = delimiter or ("\t" if kind == "tsv" else ",")
+        generator = _delimited(source, fields, separator, header, quoting)
+    # read the first record now, so a wrong column or field name fails before any scoring
     first = next(generator, None)
 
     def chained() -> Iterator[EvalItem]:

@@ -23,12 +23,15 @@ it.
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 import inspect
 import math
 import signal
 import threading
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -37,7 +40,7 @@ from typing import Any, Literal
 
 from scorekit._sync import run_sync
 from scorekit.context import item_context
-from scorekit.errors import ConfigError, ScorerRunError, StoreError
+from scorekit.errors import ConfigError, ScorekitError, ScorerRunError, StoreError
 from scorekit.judge.model import JudgeUsage
 from scorekit.metrics import ScorerSummary
 from scorekit.pipeline import RunError, Scorer, ScorerRunResult, Status
@@ -46,6 +49,7 @@ from scorekit.store.store import Store
 from scorekit.store.writer import ResultWriter
 
 __all__ = [
+    "DataSourceError",
     "EvalInterrupted",
     "EvalItem",
     "EvalRunResult",
@@ -236,6 +240,21 @@ class EvalRunResult:
         }
 
 
+class DataSourceError(ScorekitError):
+    """The dataset iterable raised while being read.
+
+    The items read before it were scored (and stored, with a store); the run is marked
+    ``failed``.
+
+    Attributes:
+        partial: the result of the items that were scored.
+    """
+
+    def __init__(self, message: str, *, partial: EvalRunResult | None = None) -> None:
+        super().__init__(message)
+        self.partial = partial
+
+
 class EvalInterrupted(KeyboardInterrupt):
     """Ctrl-C stopped :func:`run_evals_sync`; everything finished before it is stored.
 
@@ -278,14 +297,23 @@ def _stored_result(record: ResultRecord) -> ScorerRunResult:
     )
 
 
-async def _call_target(target: Target, item: EvalItem) -> Any:
+async def _call_target(target: Target, item: EvalItem, threads: ThreadPoolExecutor) -> Any:
     positional = [
         p
         for p in inspect.signature(target).parameters.values()
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
     ]
     takes_context = len(positional) >= 2 or any(p.kind == p.VAR_POSITIONAL for p in positional)
-    value = target(item.input, item.request_context) if takes_context else target(item.input)
+    args = (item.input, item.request_context) if takes_context else (item.input,)
+    if inspect.iscoroutinefunction(target) or inspect.iscoroutinefunction(
+        getattr(target, "__call__", None)  # noqa: B004 - an async __call__ method
+    ):
+        value = target(*args)
+    else:
+        # a sync target (an HTTP client, a model call) must not block the other items: it runs
+        # in the run's own threads (as many as items in flight), with the caller's contextvars
+        call = functools.partial(contextvars.copy_context().run, target, *args)
+        value = await asyncio.get_running_loop().run_in_executor(threads, call)
     if inspect.isawaitable(value):
         value = await value
     return value
@@ -341,6 +369,7 @@ async def _process(
     scorers: Sequence[Scorer],
     target: Target | None,
     done: dict[str, ScorerRunResult],
+    threads: ThreadPoolExecutor,
 ) -> ItemResult:
     """Run the target (when needed) and the scorers not in ``done`` on one item."""
     todo = [s for s in scorers if s.id not in done]
@@ -360,7 +389,7 @@ async def _process(
         return _failed(item, scorers, error, done)
     if target is not None and not item.has_output:
         try:
-            output = await _call_target(target, item)
+            output = await _call_target(target, item, threads)
             if isinstance(output, Mapping) and "output" in output:
                 context = output.get("context")
                 output = output["output"]
@@ -455,6 +484,11 @@ class _EvalRun:
         config: Mapping[str, Any] | None = None,
     ) -> None:
         _check_scorers(scorers)
+        if isinstance(data, (str, bytes, Mapping)):
+            raise ConfigError(
+                f"data must be an iterable of items, not a single {type(data).__name__}",
+                field="data",
+            )
         if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
             raise ConfigError(
                 f"concurrency must be an integer >= 1, got {concurrency!r}", field="concurrency"
@@ -499,6 +533,31 @@ class _EvalRun:
             resumed=resume is not None,
         )
         self.config = dict(config or {})
+        self.source_error: Exception | None = None
+        self.seen_ids: dict[str, int] = {}
+
+    def _unique(self, item: EvalItem) -> EvalItem:
+        """Return ``item``, or, when its id was seen before in this run, an error item.
+
+        Resume and compare match items by id, so a repeated id would mix two items' results:
+        the repeat is recorded under ``<id>#<n>`` with status ``error`` saying why.
+        """
+        count = self.seen_ids.get(item.id, 0) + 1
+        self.seen_ids[item.id] = count
+        if count == 1:
+            return item
+        renamed = f"{item.id}#{count}"
+        while renamed in self.seen_ids:
+            renamed += "'"
+        self.seen_ids[renamed] = 1
+        return EvalItem(
+            id=renamed,
+            input=item.input,
+            ground_truth=item.ground_truth,
+            metadata=item.metadata,
+            load_error=f"duplicate item id {item.id!r} (this is occurrence {count}); ids must "
+            "be unique within a run, since resume and compare match items by id",
+        )
 
     def _close_store(self) -> None:
         if self.owns_store and self.store is not None:
@@ -538,15 +597,21 @@ class _EvalRun:
 
         async def next_item() -> EvalItem | None:
             async with lock:
+                if self.source_error is not None:
+                    return None
                 try:
-                    return await source.__anext__()
+                    item = await source.__anext__()
                 except StopAsyncIteration:
                     return None
+                except Exception as exc:  # the caller's data source broke: stop reading
+                    self.source_error = exc
+                    return None
+                return self._unique(item)
 
         async def worker() -> None:
             while (item := await next_item()) is not None:
                 done = self._done_for(item)
-                outcome = await _process(item, self.scorers, self.target, done)
+                outcome = await _process(item, self.scorers, self.target, done, threads)
                 result.total_items += 1
                 for scorer_result in outcome.scorer_results.values():
                     result.summaries[scorer_result.scorer_id].add(scorer_result)
@@ -563,6 +628,7 @@ class _EvalRun:
                     if inspect.isawaitable(called):
                         await called
 
+        threads = ThreadPoolExecutor(self.concurrency, thread_name_prefix="scorekit-target")
         tasks = [asyncio.ensure_future(worker()) for _ in range(self.concurrency)]
         try:
             finished, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
@@ -571,9 +637,18 @@ class _EvalRun:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            threads.shutdown(wait=False, cancel_futures=True)
         for task in finished:
             if not task.cancelled() and task.exception() is not None:
                 raise task.exception()  # type: ignore[misc]
+        if self.source_error is not None:
+            error = self.source_error
+            raise DataSourceError(
+                f"the data source raised after {result.total_items} items "
+                f"({type(error).__name__}: {error}); the items read before it were scored and "
+                "stored",
+                partial=result,
+            ) from error
 
     async def execute(self) -> EvalRunResult:
         status: RunStatus = "failed"
@@ -584,6 +659,7 @@ class _EvalRun:
             raise
         try:
             await self._workers(writer)
+            self._count_untouched()
             status = "finished"
         except (asyncio.CancelledError, KeyboardInterrupt):
             status = "interrupted"
@@ -604,6 +680,21 @@ class _EvalRun:
                 self._finish(status)
             self._close_store()
         return self.result
+
+    def _count_untouched(self) -> None:
+        """Count the stored results of a resumed run whose items this data did not hold.
+
+        The summary then covers the whole run, as its stored rows do.
+        """
+        if not self.done:
+            return
+        items = set()
+        for (item_id, _scorer_id), record in self.done.items():
+            items.add(item_id)
+            self.result.summaries[record.scorer_id].add(_stored_result(record))
+            self.result.judge_usage = self.result.judge_usage + record.judge_usage
+        self.result.total_items += len(items)
+        self.done = {}
 
     def _finish(self, status: RunStatus) -> None:
         assert self.store is not None
@@ -664,6 +755,8 @@ async def run_evals(
             any item runs).
         StoreError: the store cannot be opened or written; the run stops (its row says
             ``failed``).
+        DataSourceError: ``data`` raised while being read; the items read before it were
+            scored and stored, and the run is marked ``failed``.
         asyncio.CancelledError: the run was cancelled; what finished is stored and the run is
             marked ``interrupted``.
     """

@@ -169,3 +169,11 @@ def test_report_of_unknown_run_fails(tmp_path: Path) -> None:
 
     with Store(tmp_path / "n.db") as store, pytest.raises(StoreError, match="no run"):
         render_report(store, "nope")
+
+
+def test_histogram_bins_common_scores_exactly() -> None:
+    from scorekit.report.histogram import histogram
+
+    scores = [i / 10 for i in range(11)] * 3
+    counts = [b.count for b in histogram(scores)]
+    assert counts == [3, 3, 3, 3, 3, 3, 3, 3, 3, 6]  # 1.0 joins the last bin [0.9, 1.0]

@@ -41,6 +41,8 @@ def histogram(scores: Sequence[float], *, bins: int = 10, low: float = 0.0) -> l
     Example:
         >>> [b.count for b in histogram([0.0, 0.05, 0.5, 1.0], bins=2)]
         [2, 2]
+        >>> [b.count for b in histogram([0.3, 0.6, 0.7])][3:8]
+        [1, 0, 0, 1, 1]
     """
     if bins < 1:
         raise ValueError(f"bins must be >= 1, got {bins}")
@@ -48,6 +50,8 @@ def histogram(scores: Sequence[float], *, bins: int = 10, low: float = 0.0) -> l
     width = (high - low) / bins
     counts = [0] * bins
     for score in scores:
-        index = math.floor((score - low) / width) if width > 0 else 0
+        # round before flooring: 0.3 / 0.1 is 2.9999999999999996 in floating point, and 0.3
+        # belongs in [0.3, 0.4)
+        index = math.floor(round((score - low) / width, 9)) if width > 0 else 0
         counts[min(max(index, 0), bins - 1)] += 1
     return [Bin(low + i * width, low + (i + 1) * width, counts[i]) for i in range(bins)]

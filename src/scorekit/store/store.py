@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import statistics
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -29,7 +30,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, SQLAlchemyError
 
 from scorekit.errors import StoreError
 from scorekit.judge.model import JudgeUsage
@@ -98,6 +99,13 @@ def _set_sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+def _short(exc: BaseException) -> str:
+    """The cause of a database error, without the SQL statement and its parameters."""
+    if isinstance(exc, DBAPIError) and exc.orig is not None:
+        return f"{type(exc.orig).__name__}: {exc.orig}"
+    return str(exc).split("\n", 1)[0]
+
+
 class Store:
     """The results database.
 
@@ -124,9 +132,24 @@ class Store:
             self._engine: Engine = create_engine(url)
             if parsed.get_backend_name() == "sqlite":
                 event.listen(self._engine, "connect", _set_sqlite_pragmas)
-            metadata.create_all(self._engine)
+            self._create_tables()
         except (SQLAlchemyError, ImportError) as exc:
-            raise StoreError(f"cannot open the database {self.url}: {exc}", url=self.url) from exc
+            raise StoreError(
+                f"cannot open the database {self.url}: {_short(exc)}", url=self.url
+            ) from exc
+
+    def _create_tables(self) -> None:
+        # Several processes may open a fresh database at once (parallel CI jobs): each checks
+        # for the tables, then creates them, so one may find a table another just made. That
+        # race is harmless; try again, and the check then sees the tables.
+        for attempt in range(5):
+            try:
+                metadata.create_all(self._engine)
+                return
+            except OperationalError as exc:
+                if "already exists" not in str(exc) or attempt == 4:
+                    raise
+                time.sleep(0.05 * (attempt + 1))
 
     def __repr__(self) -> str:
         return f"Store({self.url!r})"
@@ -142,7 +165,9 @@ class Store:
         self._engine.dispose()
 
     def _fail(self, action: str, exc: Exception, run_id: str | None = None) -> StoreError:
-        return StoreError(f"{action} failed on {self.url}: {exc}", url=self.url, run_id=run_id)
+        return StoreError(
+            f"{action} failed on {self.url}: {_short(exc)}", url=self.url, run_id=run_id
+        )
 
     # -- writing ---------------------------------------------------------------------------
 

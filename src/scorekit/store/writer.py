@@ -32,15 +32,47 @@ __all__ = ["ResultWriter", "result_rows"]
 _MAX_BATCH = 2000  # items per transaction: keeps one transaction's size and lock time bounded
 
 
+def _text(value: str) -> str:
+    """Return ``value`` with each lone surrogate written as its ``\\udXXX`` escape.
+
+    Lone surrogates are legal in JSON and Python text but not in UTF-8, which databases store.
+    """
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    return value
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, str):
+        return _text(value)
+    if isinstance(value, list):
+        return [_clean(item) for item in value]
+    if isinstance(value, dict):
+        return {_text(str(key)): _clean(item) for key, item in value.items()}
+    return value
+
+
 def _json(value: Any) -> Any:
-    # step results may be pydantic models, inputs may be any object: keep what JSON can hold
-    return to_jsonable_python(value, fallback=repr, serialize_unknown=True)
+    # step results may be pydantic models, inputs may be any object: keep what JSON can hold;
+    # bytes become base64, NaN and infinities null (standard JSON, which PostgreSQL requires)
+    plain = to_jsonable_python(
+        value, fallback=repr, serialize_unknown=True, bytes_mode="base64", inf_nan_mode="null"
+    )
+    return _clean(plain)
 
 
 def _reason(value: Any) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return _text(value)
     return json.dumps(_json(value), ensure_ascii=False)
+
+
+def _opt_text(value: str | None) -> str | None:
+    return None if value is None else _text(value)
 
 
 def _row(
@@ -50,7 +82,7 @@ def _row(
     usage = result.judge_usage
     return {
         "run_id": run_id,
-        "item_id": item.id,
+        "item_id": _text(item.id),
         "scorer_id": result.scorer_id,
         "scorer_run_id": result.run_id,
         "status": result.status,
@@ -58,20 +90,20 @@ def _row(
         "reason": _reason(result.reason),
         "preprocess_step_result": _json(result.preprocess_step_result),
         "analyze_step_result": _json(result.analyze_step_result),
-        "preprocess_prompt": result.preprocess_prompt,
-        "analyze_prompt": result.analyze_prompt,
-        "generate_score_prompt": result.generate_score_prompt,
-        "generate_reason_prompt": result.generate_reason_prompt,
+        "preprocess_prompt": _opt_text(result.preprocess_prompt),
+        "analyze_prompt": _opt_text(result.analyze_prompt),
+        "generate_score_prompt": _opt_text(result.generate_score_prompt),
+        "generate_reason_prompt": _opt_text(result.generate_reason_prompt),
         "judge_calls": usage.calls,
         "judge_input_tokens": usage.input_tokens,
         "judge_output_tokens": usage.output_tokens,
         "judge_cache_hits": usage.cache_hits,
         "judge_latency_s": usage.latency_s,
-        "error": result.error.model_dump() if result.error is not None else None,
+        "error": _json(result.error.model_dump()) if result.error is not None else None,
         "input": _json(item.input),
         "output": _json(outcome.output),
         "ground_truth": _json(item.ground_truth),
-        "context": list(item.context) if item.context is not None else None,
+        "context": _json(list(item.context)) if item.context is not None else None,
         "request_context": _json(item.request_context),
         "item_metadata": _json(dict(item.metadata)) or None,
         "source": "TEST",
