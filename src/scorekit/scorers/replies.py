@@ -9,24 +9,44 @@ Every reply schema of :mod:`scorekit.scorers` derives from :class:`JudgeReply`:
 * unknown keys are refused (``extra="forbid"``), so a malformed reply is repaired or fails
   instead of being half-read;
 * verdict labels are trimmed and lower-cased before they are checked against their closed set
-  (divergences.md row 6): ``" YES "`` is stored as ``"yes"``; ``"maybe"`` is refused.
+  (divergences.md row 6): ``" YES "`` is stored as ``"yes"``; ``"maybe"`` is refused;
+* a reply with one item per thing the judge was shown (context piece, claim, statement) derives
+  from :class:`CountedReply`, whose :meth:`~CountedReply.expecting` asks for exactly that many
+  items (JSON schema ``minItems`` / ``maxItems``) and refuses any other count
+  (divergences.md rows 18 and 26).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+import functools
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import AliasChoices, AliasGenerator, BaseModel, BeforeValidator, ConfigDict
+from pydantic import (
+    AliasChoices,
+    AliasGenerator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    ValidationInfo,
+    model_validator,
+)
 from pydantic.alias_generators import to_camel
 
+from scorekit.judge.structured import SchemaSpec
+
 __all__ = [
+    "EXPECTED_ITEMS",
     "LANGUAGE_RULE",
     "Claims",
+    "CountedReply",
     "JudgeReply",
     "YesNo",
     "YesNoUnsure",
     "normalise_label",
 ]
+
+EXPECTED_ITEMS = "expected_items"
+"""The validation-context key holding the number of items a :class:`CountedReply` must have."""
 
 
 LANGUAGE_RULE = (
@@ -67,3 +87,75 @@ class Claims(JudgeReply):
 
     claims: list[str]
     """The atomic claims, in the order they appear."""
+
+
+class CountedReply(JudgeReply):
+    """A reply that holds one list item per thing the judge was shown.
+
+    Subclasses name the counted list field in ``ITEMS`` and what one item answers in
+    ``ITEM_OF`` (``"claim"``). ``Model.expecting(n)`` is the prompt step's schema for a run
+    with ``n`` things: its JSON schema bounds the list to exactly ``n`` items, so a judge with
+    schema-constrained decoding (the local llama.cpp judge, strict structured output) produces
+    exactly ``n``, and validation refuses any other count, so a reply that skips or repeats
+    items is sent back for repair with the expected count. Without that context (a model built
+    directly) the count is not checked.
+
+    Where Mastra gives an empty list a score (context precision and relevance),
+    ``EMPTY_ALLOWED`` makes the schema and the check accept no items as well.
+    """
+
+    ITEMS: ClassVar[str]
+    """The counted list field."""
+    ITEM_OF: ClassVar[str]
+    """What one item answers, for messages (``"claim"``, ``"context piece"``)."""
+    EMPTY_ALLOWED: ClassVar[bool] = False
+    """Whether an empty list is a valid reply too."""
+
+    @classmethod
+    def expecting(cls, count: int) -> SchemaSpec:
+        """The schema asking for exactly ``count`` items (``count >= 1``); cached per count.
+
+        Raises:
+            ValueError: ``count`` is below 1.
+        """
+        if count < 1:
+            raise ValueError(f"a counted reply needs at least one item to ask for, not {count}")
+        return _counted_spec(cls, count)
+
+    def check_count(self, expected: int) -> None:
+        """Raise ``ValueError`` unless the list holds ``expected`` items (or none, if allowed).
+
+        Subclasses may check more (each context index once); the message is shown to the judge
+        in the repair request, so it states what is expected.
+        """
+        got = len(getattr(self, self.ITEMS))
+        if got == expected or (got == 0 and self.EMPTY_ALLOWED):
+            return
+        raise ValueError(
+            f"expected exactly {expected} {self.ITEMS}, one per {self.ITEM_OF} in the order "
+            f"given; got {got}"
+        )
+
+    @model_validator(mode="after")
+    def _check_expected_count(self, info: ValidationInfo) -> CountedReply:
+        expected = (info.context or {}).get(EXPECTED_ITEMS)
+        if expected is not None:
+            self.check_count(expected)
+        return self
+
+
+@functools.lru_cache(maxsize=1024)
+def _counted_spec(model: type[CountedReply], count: int) -> SchemaSpec:
+    schema = model.model_json_schema()  # a fresh dict each time; edited below
+    prop = schema["properties"][model.ITEMS]
+    exact = {**prop, "minItems": count, "maxItems": count}
+    if model.EMPTY_ALLOWED:
+        title = prop.pop("title", None)
+        bounded: dict[str, Any] = {"anyOf": [{**prop, "maxItems": 0}, exact]}
+        if title is not None:
+            bounded["title"] = title
+        schema["properties"][model.ITEMS] = bounded
+    else:
+        schema["properties"][model.ITEMS] = exact
+    spec = SchemaSpec(model.__name__, schema, model, {EXPECTED_ITEMS: count})
+    return spec.check()
