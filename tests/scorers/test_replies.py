@@ -12,7 +12,7 @@ from scorekit.judge.testing import minimal_instance
 from scorekit.scorers import create_faithfulness_scorer
 from scorekit.scorers.context_precision import PrecisionVerdicts
 from scorekit.scorers.faithfulness import FaithfulnessVerdicts
-from scorekit.scorers.replies import EXPECTED_ITEMS
+from scorekit.scorers.replies import EXPECTED_ITEMS, Claims, item_limit
 
 
 def verdict(label: str) -> dict[str, str]:
@@ -103,3 +103,39 @@ def test_minimal_instance_honours_min_items() -> None:
     assert minimal_instance(schema) == {"verdicts": []}  # the first anyOf choice
     exact = FaithfulnessVerdicts.expecting(2).json_schema
     assert minimal_instance(exact) == {"verdicts": [{"verdict": "yes", "reason": ""}] * 2}
+
+
+def test_item_limit_counts_characters() -> None:
+    assert item_limit("") == 1
+    assert item_limit("  abc  ") == 1
+    assert item_limit("abcd") == 2
+    assert item_limit("Paris is the capital of France.") == 11  # 31 characters
+    assert item_limit("東京は日本の首都です。") == 4  # 11 characters, no spaces
+
+
+def test_at_most_bounds_the_list_from_above() -> None:
+    spec = Claims.at_most(2)
+    assert spec.json_schema["properties"]["claims"] == {
+        "items": {"type": "string"},
+        "title": "Claims",
+        "type": "array",
+        "maxItems": 2,
+    }
+    assert Claims.at_most(2) is spec
+    context = spec.validation_context
+    assert Claims.model_validate({"claims": []}, context=context).claims == []
+    with pytest.raises(ValidationError, match="expected at most 2 claims for this text; got 3"):
+        Claims.model_validate({"claims": ["a", "b", "c"]}, context=context)
+    with pytest.raises(ValueError, match="at least 1"):
+        Claims.at_most(0)
+
+
+def test_claim_extraction_is_bounded_by_the_answer() -> None:
+    answer = "Paris is the capital of France."
+    judge = ScriptedJudge([{"claims": [answer]}, {"verdicts": [verdict("yes")]}, "why"])
+    scorer = create_faithfulness_scorer(model=judge, context=["Paris is the capital of France."])
+    assert scorer.run_sync(input="q", output=answer).score == 1.0
+    asked = judge.calls[0].output_schema
+    assert asked is not None
+    assert asked["properties"]["claims"]["maxItems"] == item_limit(answer) == 11
+    assert "minItems" not in asked["properties"]["claims"]

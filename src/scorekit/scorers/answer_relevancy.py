@@ -34,7 +34,13 @@ from scorekit.pipeline import (
     local_result,
 )
 from scorekit.rounding import format_score, round_to_two_decimals
-from scorekit.scorers.replies import LANGUAGE_RULE, CountedReply, JudgeReply, YesNoUnsure
+from scorekit.scorers.replies import (
+    LANGUAGE_RULE,
+    CountedReply,
+    JudgeReply,
+    YesNoUnsure,
+    item_limit,
+)
 
 __all__ = [
     "DEFAULT_UNCERTAINTY_WEIGHT",
@@ -59,8 +65,14 @@ INSTRUCTIONS = (
 """System instructions of the Answer Relevancy judge."""
 
 
-class Statements(JudgeReply):
-    """The preprocess step's result: the answer split into statements."""
+class Statements(CountedReply):
+    """The preprocess step's result: the answer split into statements.
+
+    Asked for with ``at_most(item_limit(answer))``.
+    """
+
+    ITEMS: ClassVar[str] = "statements"
+    ITEM_OF: ClassVar[str] = "statement"
 
     statements: list[str]
     """The statements, in order."""
@@ -232,6 +244,9 @@ def create_answer_relevancy_scorer(
             return local_result(RelevancyResults(results=[]))
         return _results_prompt(get_user_message(ctx.run.input) or "", statements.statements)
 
+    def statements_schema(ctx: StepContext) -> SchemaSpec:
+        return Statements.at_most(item_limit(get_assistant_message(ctx.run.output) or ""))
+
     def results_schema(ctx: StepContext) -> SchemaSpec:
         return RelevancyResults.expecting(len(ctx.results.preprocess_step_result.statements))
 
@@ -261,7 +276,9 @@ def create_answer_relevancy_scorer(
             description="Weighted share of the answer's statements that address the question",
             judge=judge,
         )
-        .preprocess(PromptStep("Split the answer into statements", statements_step, Statements))
+        .preprocess(
+            PromptStep("Split the answer into statements", statements_step, statements_schema)
+        )
         .analyze(PromptStep("Rate each statement's relevance", results_step, results_schema))
         .generate_score(generate_score)
         .generate_reason(PromptStep("Explain the score", reason_step))

@@ -38,7 +38,14 @@ from scorekit.pipeline import (
     not_scorable,
 )
 from scorekit.rounding import format_score, round_to_two_decimals
-from scorekit.scorers.replies import LANGUAGE_RULE, Claims, CountedReply, JudgeReply, YesNo
+from scorekit.scorers.replies import (
+    LANGUAGE_RULE,
+    Claims,
+    CountedReply,
+    JudgeReply,
+    YesNo,
+    item_limit,
+)
 
 __all__ = [
     "SCORER_ID",
@@ -218,6 +225,9 @@ def create_context_recall_scorer(
             get_user_message(ctx.run.input) or "", await source.resolve(ctx.run), claims.claims
         )
 
+    def claims_schema(ctx: StepContext) -> SchemaSpec:
+        return Claims.at_most(item_limit(ground_truth_text(ctx.run.ground_truth)))
+
     def verdicts_schema(ctx: StepContext) -> SchemaSpec:
         return RecallVerdicts.expecting(len(ctx.results.preprocess_step_result.claims))
 
@@ -248,7 +258,7 @@ def create_context_recall_scorer(
             description="Share of the ground truth's claims that the context covers",
             judge=judge,
         )
-        .preprocess(PromptStep("Extract the ground truth's claims", claims_step, Claims))
+        .preprocess(PromptStep("Extract the ground truth's claims", claims_step, claims_schema))
         .analyze(PromptStep("Attribute each claim to the context", verdicts_step, verdicts_schema))
         .generate_score(generate_score)
         .generate_reason(PromptStep("Explain the score", reason_step))

@@ -40,7 +40,14 @@ from scorekit.pipeline import (
     not_scorable,
 )
 from scorekit.rounding import format_score, round_to_two_decimals
-from scorekit.scorers.replies import LANGUAGE_RULE, Claims, CountedReply, JudgeReply, YesNoUnsure
+from scorekit.scorers.replies import (
+    LANGUAGE_RULE,
+    Claims,
+    CountedReply,
+    JudgeReply,
+    YesNoUnsure,
+    item_limit,
+)
 
 __all__ = [
     "SCORER_ID",
@@ -213,6 +220,9 @@ def create_faithfulness_scorer(
             get_user_message(ctx.run.input) or "", context_of(ctx), claims.claims
         )
 
+    def claims_schema(ctx: StepContext) -> SchemaSpec:
+        return Claims.at_most(item_limit(get_assistant_message(ctx.run.output) or ""))
+
     def verdicts_schema(ctx: StepContext) -> SchemaSpec:
         return FaithfulnessVerdicts.expecting(len(ctx.results.preprocess_step_result.claims))
 
@@ -241,7 +251,7 @@ def create_faithfulness_scorer(
             description="Share of the answer's claims that the context supports",
             judge=judge,
         )
-        .preprocess(PromptStep("Extract the answer's claims", claims_step, Claims))
+        .preprocess(PromptStep("Extract the answer's claims", claims_step, claims_schema))
         .analyze(PromptStep("Check each claim against the context", verdicts_step, verdicts_schema))
         .generate_score(generate_score)
         .generate_reason(PromptStep("Explain the score", reason_step))

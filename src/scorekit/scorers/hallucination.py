@@ -38,7 +38,14 @@ from scorekit.pipeline import (
 )
 from scorekit.rounding import format_score, round_to_two_decimals
 from scorekit.scorers.faithfulness import claims_prompt
-from scorekit.scorers.replies import LANGUAGE_RULE, Claims, CountedReply, JudgeReply, YesNo
+from scorekit.scorers.replies import (
+    LANGUAGE_RULE,
+    Claims,
+    CountedReply,
+    JudgeReply,
+    YesNo,
+    item_limit,
+)
 
 __all__ = [
     "SCORER_ID",
@@ -191,6 +198,9 @@ def create_hallucination_scorer(
             get_user_message(ctx.run.input) or "", await source.resolve(ctx.run), claims.claims
         )
 
+    def claims_schema(ctx: StepContext) -> SchemaSpec:
+        return Claims.at_most(item_limit(get_assistant_message(ctx.run.output) or ""))
+
     def verdicts_schema(ctx: StepContext) -> SchemaSpec:
         return HallucinationVerdicts.expecting(len(ctx.results.preprocess_step_result.claims))
 
@@ -214,7 +224,7 @@ def create_hallucination_scorer(
             description="Share of the answer's claims that the context does not back",
             judge=judge,
         )
-        .preprocess(PromptStep("Extract the answer's claims", claims_step, Claims))
+        .preprocess(PromptStep("Extract the answer's claims", claims_step, claims_schema))
         .analyze(PromptStep("Mark hallucinated claims", verdicts_step, verdicts_schema))
         .generate_score(generate_score)
         .generate_reason(PromptStep("Explain the score", reason_step))
