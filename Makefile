@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml constraints.txt
 venv: $(STAMP)
 
 ## demo: the main job on real data. 879 STS-B pairs through content similarity (agreement with
-## the human scores), then 50 ExpertQA RAG answers through five scorers, two of them with an LLM
+## the human scores), then 12 ExpertQA RAG answers through five scorers, two of them with an LLM
 ## judge ($$SCOREKIT_MODEL, else the tiny local/smollm2). Results go to .scorekit/scorekit.db,
 ## HTML reports to .scorekit/*.html.
 demo: venv

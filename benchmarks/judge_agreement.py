@@ -13,11 +13,14 @@ Two tasks on the public data in ``shared/data`` (see its README):
 A row is predicted positive when its score is at least ``--threshold`` (default 1.0: every
 claim supported, which is what "fully attributable" / "complete support" mean). Reported per
 task: balanced accuracy, Cohen's κ, AUROC of the score (ties count half), the share of judge
-calls whose reply failed to parse or validate, judge calls and tokens per row, and the share
-of rows whose run failed (excluded from the agreement figures). Rows are sampled with a fixed
+calls whose reply failed to parse or validate (each reply checked against its request's JSON
+schema, as the judge cache does; a reply cut off at the token limit counts as failed), judge
+calls and tokens per row, and the share of rows whose run failed (excluded from the agreement
+figures). Rows are sampled with a fixed
 seed, balanced between the two labels.
 
-Run: .venv/bin/python benchmarks/judge_agreement.py --model local/smollm2 --rows 20
+Run: .venv/bin/python benchmarks/judge_agreement.py --model local/smollm2 --rows 8 \
+    --max-tokens 384 --timeout 180 --max-context-chars 600
 """
 
 from __future__ import annotations
@@ -36,8 +39,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scorekit.errors import JudgeOutputError, ScorerRunError
+from scorekit.errors import ScorerRunError
 from scorekit.judge import Judge, JudgeModel, JudgeRequest, JudgeResponse, to_judge
+from scorekit.judge.structured import SchemaSpec, parse_output
 from scorekit.pipeline import ScorerRunResult
 from scorekit.scorers import create_faithfulness_scorer
 from scorekit.scorers.faithfulness import INSTRUCTIONS
@@ -154,13 +158,23 @@ def auroc(labels: Sequence[int], scores: Sequence[float]) -> float | None:
 # --- judge call accounting ---------------------------------------------------------------
 
 
+def reply_failed(request: JudgeRequest, response: JudgeResponse) -> bool:
+    """Whether a reply is unusable: cut off, empty, or not valid for the request's schema."""
+    if response.finish_reason == "length":
+        return True
+    if request.output_schema is None:
+        return not response.text.strip()
+    spec = SchemaSpec(request.schema_name, request.output_schema, None)
+    return parse_output(response.text, spec).error is not None
+
+
 @dataclass
 class CountingModel:
-    """Wraps a judge model and counts calls, repair requests and tokens."""
+    """Wraps a judge model and counts calls, failed replies and tokens."""
 
     inner: JudgeModel
     calls: int = 0
-    repairs: int = 0
+    failed: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     latencies: list[float] = field(default_factory=list)
@@ -171,13 +185,12 @@ class CountingModel:
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
         self.calls += 1
-        # the judge re-asks with the failed reply as an assistant turn when a reply fails to
-        # parse or validate, so a request holding an assistant turn marks one failed reply
-        if any(message.role == "assistant" for message in request.messages):
-            self.repairs += 1
         started = time.perf_counter()
         response = await self.inner.complete(request)
         self.latencies.append(time.perf_counter() - started)
+        # judged here, per reply, so that cut-off replies and the last reply of a failed run
+        # count as well as the ones the judge repaired
+        self.failed += reply_failed(request, response)
         self.input_tokens += response.input_tokens
         self.output_tokens += response.output_tokens
         return response
@@ -240,18 +253,12 @@ async def score_rows(
         except ScorerRunError as exc:
             result = exc.result
             report.errors += 1
-            if (
-                result is not None
-                and result.error is not None
-                and result.error.type == JudgeOutputError.__name__
-            ):
-                report.failed_replies += 1  # the repair's reply failed too
             print(f"  {task} row {index}: error: {exc}", file=sys.stderr)
         if result is not None and result.status == "ok" and result.score is not None:
             report.labels.append(row.label)
             report.scores.append(result.score)
     report.seconds = time.perf_counter() - started
-    report.failed_replies += counter.repairs
+    report.failed_replies = counter.failed
     report.calls = counter.calls
     report.tokens = counter.input_tokens + counter.output_tokens
     return report

@@ -429,3 +429,65 @@ def test_private_loops_are_closed_when_their_thread_ends() -> None:
         thread.join()
         gc.collect()
     assert loops[0].is_closed()
+
+
+def test_output_schema_may_depend_on_the_run() -> None:
+    model = ScriptedJudge([{"verdicts": ["yes"]}, {"verdicts": ["yes", "no"]}])
+    seen: list[str] = []
+
+    async def schema(ctx: StepContext) -> dict[str, object]:
+        seen.append(ctx.run.output)
+        n = len(ctx.run.output.split())
+        return {
+            "type": "object",
+            "properties": {"verdicts": {"type": "array", "minItems": n, "maxItems": n}},
+            "required": ["verdicts"],
+        }
+
+    scorer = (
+        create_scorer("p", description="d", judge=Judge(model, "x"))
+        .analyze(PromptStep("verdicts", lambda ctx: "judge", schema))
+        .generate_score(lambda ctx: len(ctx.results.analyze_step_result["verdicts"]))
+    )
+    assert scorer.run_sync(output="one").score == 1.0
+    # the second run asks for two items; the scripted reply holds two
+    assert scorer.run_sync(output="one two").score == 2.0
+    assert seen == ["one", "one two"]
+    assert [c.output_schema["properties"]["verdicts"]["maxItems"] for c in model.calls] == [1, 2]
+
+
+def test_schema_function_runs_after_the_prompt_and_only_for_a_judge_call() -> None:
+    order: list[str] = []
+
+    def prompt(ctx: StepContext) -> object:
+        order.append("prompt")
+        return local_result(Verdicts(verdicts=[])) if ctx.run.output == "" else "judge"
+
+    def schema(ctx: StepContext) -> type[Verdicts]:
+        order.append("schema")
+        return Verdicts
+
+    scorer = (
+        create_scorer("p", description="d", judge=Judge(ScriptedJudge(), "x"))
+        .analyze(PromptStep("v", prompt, schema))  # type: ignore[arg-type]
+        .generate_score(lambda ctx: 1.0)
+    )
+    scorer.run_sync(output="")
+    assert order == ["prompt"]
+    scorer.run_sync(output="x")
+    assert order == ["prompt", "prompt", "schema"]
+
+
+def test_a_bad_schema_from_a_schema_function_fails_the_run() -> None:
+    scorer = (
+        create_scorer("p", description="d", judge=Judge(ScriptedJudge(), "x"))
+        .analyze(PromptStep("v", lambda ctx: "judge", lambda ctx: {"type": "no-such-type"}))
+        .generate_score(lambda ctx: 1.0)
+    )
+    with pytest.raises(ScorerRunError) as info:
+        scorer.run_sync(output="x")
+    assert info.value.failed_step == "analyze"
+    error = info.value.result.error
+    assert error is not None
+    assert error.type == "ConfigError"
+    assert "output_schema is not a usable schema" in error.message

@@ -1,16 +1,18 @@
-"""Build expertqa-50.jsonl from ExpertQA's random-split test file (MIT licence).
+"""Build expertqa-sample.jsonl from ExpertQA's random-split test file (MIT licence).
 
 Run from the repository root (the source file sits in ../shared, next to the repository):
 
     python examples/expertqa/make_sample.py [path/to/rand_test.jsonl]
 
-Takes, in file order, the first 50 questions whose answer has at least one claim with evidence
-passage text and whose expert-revised answer differs from the system's answer beyond case and
-whitespace (the expert changed something: 63 of the 152 questions with evidence text). Each line holds:
-``id`` (q + 0-based line number in the source), ``question``, ``answer`` (the system's answer),
-``reference`` (the expert-revised answer), ``context`` (up to 5 distinct evidence passages, the
-citation marker and URL line removed), ``system``, ``field`` (the expert's domain) and
-``usefulness`` (the expert's rating of the answer).
+Takes, in file order, the first 12 questions whose answer has at least one claim with evidence
+passage text, whose expert-revised answer differs from the system's answer beyond case and
+whitespace (the expert changed something: 63 of the 152 questions with evidence text), and
+whose answer is at most 700 characters long (22 of those 63). Each line holds: ``id`` (q +
+0-based line number in the source), ``question``, ``answer`` (the system's answer),
+``reference`` (the expert-revised answer), ``context`` (up to 3 distinct evidence passages, the
+citation marker and URL line removed, each cut to about 300 characters at a word boundary),
+``system``, ``field`` (the expert's domain) and ``usefulness`` (the expert's rating of the
+answer). The bounds keep ``make demo`` to a few minutes with the tiny local judge on a CPU.
 """
 
 from __future__ import annotations
@@ -21,9 +23,11 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE.parents[2] / "shared" / "data" / "expertqa_lfqa" / "rand_test.jsonl"
-TARGET = HERE / "expertqa-50.jsonl"
-QUESTIONS = 50  # enough to show distributions, small enough for a CPU judge
-PASSAGES = 5  # context pieces per question, bounded so a small local judge keeps up
+TARGET = HERE / "expertqa-sample.jsonl"
+QUESTIONS = 12  # enough to show the pipeline, small enough for a tiny CPU judge in minutes
+PASSAGES = 3  # context pieces per question
+PASSAGE_CHARS = 300  # each passage cut to about this many characters, at a word boundary
+ANSWER_CHARS = 700  # the longest answer taken (claims and verdicts grow with the answer)
 
 
 def passages(answer: dict) -> list[str]:
@@ -34,7 +38,14 @@ def passages(answer: dict) -> list[str]:
             text = " ".join(text.split())
             if sep and text and text not in found:
                 found.append(text)
-    return found[:PASSAGES]
+    return [cut(text) for text in found[:PASSAGES]]
+
+
+def cut(text: str) -> str:
+    """Cut ``text`` to at most PASSAGE_CHARS characters at a word boundary, marked with "…"."""
+    if len(text) <= PASSAGE_CHARS:
+        return text
+    return text[: PASSAGE_CHARS - 1].rsplit(" ", 1)[0] + "…"
 
 
 def normalised(text: str) -> str:
@@ -51,6 +62,8 @@ def main(source: Path) -> None:
             text = answer["answer_string"].strip()
             reference = (answer.get("revised_answer_string") or "").strip()
             if not context or not reference or normalised(reference) == normalised(text):
+                continue
+            if len(text) > ANSWER_CHARS:
                 continue
             rows.append(
                 {

@@ -7,7 +7,7 @@ config file's folder. Example::
 
     name: expertqa-demo
     data:
-      path: expertqa-50.jsonl
+      path: expertqa-sample.jsonl
       fields: {input: question, output: answer, ground_truth: reference, context: context}
     model: local/smollm2          # judge of the LLM scorers (--model / SCOREKIT_MODEL win)
     judge: {timeout: 120, max_tokens: 512, cache: true}   # judge settings (optional)

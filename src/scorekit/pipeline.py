@@ -22,7 +22,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 import jsonschema
 from pydantic import BaseModel, ConfigDict
@@ -144,6 +144,14 @@ PromptBuilder = Callable[
     str | LocalResult | NotScorable | Awaitable[str | LocalResult | NotScorable],
 ]
 StepFunction = Callable[[StepContext], Any]
+SchemaFunction = Callable[[StepContext], OutputSchema | Awaitable[OutputSchema]]
+"""A prompt step's per-run schema: ``(ctx) -> schema``, sync or async (see :class:`PromptStep`)."""
+
+
+def _is_schema_function(value: Any) -> TypeGuard[SchemaFunction]:
+    # a pydantic model class is callable too: a class or a dict is a schema, other callables
+    # build one per run
+    return callable(value) and not isinstance(value, (type, dict, SchemaSpec))
 
 
 @dataclass(frozen=True)
@@ -155,18 +163,27 @@ class PromptStep:
     for a pydantic schema). For ``generate_score`` the judge returns ``{"score": number}`` and
     ``output_schema`` is ignored. For ``generate_reason`` the judge returns text.
 
+    The schema may depend on the run: give a function ``(ctx) -> schema`` (sync or async). It is
+    called after ``create_prompt`` returned a prompt (so it sees what the prompt builder saw),
+    once per run; the judge is asked with, and replies are validated against, the schema it
+    returns. Prebuilt scorers use this to ask for exactly one verdict per context piece or claim
+    (JSON schema ``minItems`` / ``maxItems``), which schema-constrained decoding then enforces.
+
     Attributes:
         description: what the step does (shown by ``Scorer.get_steps``).
         create_prompt: builds the prompt from the step context; sync or async. It may instead
             return :func:`local_result` (the step's result, no judge call) or
             :func:`not_scorable` (the run ends as ``skipped``, no judge call).
-        output_schema: a pydantic model class or JSON schema dict.
+        output_schema: a pydantic model class, a JSON schema dict or a
+            :class:`~scorekit.judge.structured.SchemaSpec` (checked when the step is made), or
+            a function ``(ctx) -> schema`` returning one per run (a class or dict is checked
+            when it returns; a spec is taken as its maker checked it).
         judge: a judge for this step only; else the scorer's judge.
     """
 
     description: str
     create_prompt: PromptBuilder
-    output_schema: OutputSchema | None = None
+    output_schema: OutputSchema | SchemaFunction | None = None
     judge: Judge | None = None
 
     def __post_init__(self) -> None:
@@ -174,14 +191,8 @@ class PromptStep:
             raise ConfigError("PromptStep description must be a string", field="description")
         if not callable(self.create_prompt):
             raise ConfigError("PromptStep create_prompt must be callable", field="create_prompt")
-        if self.output_schema is not None:
-            try:
-                SchemaSpec.of(self.output_schema)
-            except (TypeError, jsonschema.SchemaError) as exc:
-                raise ConfigError(
-                    f"PromptStep output_schema is not a usable schema: {exc}",
-                    field="output_schema",
-                ) from exc
+        if self.output_schema is not None and not _is_schema_function(self.output_schema):
+            _check_schema(self.output_schema, made=True)
         if self.judge is not None and not isinstance(self.judge, Judge):
             raise ConfigError(
                 f"PromptStep judge must be a scorekit.Judge, not {type(self.judge).__name__}",
@@ -190,6 +201,30 @@ class PromptStep:
 
 
 Step = PromptStep | StepFunction
+
+
+def _check_schema(schema: Any, *, made: bool = False) -> None:
+    try:
+        spec = SchemaSpec.of(schema)
+        if made and isinstance(schema, SchemaSpec):
+            spec.check()
+    except (TypeError, jsonschema.SchemaError) as exc:
+        raise ConfigError(
+            f"PromptStep output_schema is not a usable schema: {exc}", field="output_schema"
+        ) from exc
+
+
+async def _resolve_schema(step: PromptStep, ctx: StepContext) -> OutputSchema:
+    """The step's schema for this run: the static one, or what its schema function returns."""
+    schema = step.output_schema
+    if isinstance(schema, (type, dict, SchemaSpec)):
+        return schema
+    assert _is_schema_function(schema)  # PromptStep checked it when made
+    value = schema(ctx)
+    if inspect.isawaitable(value):
+        value = await value
+    _check_schema(value)
+    return value
 
 
 class _ScoreOutput(BaseModel):
@@ -407,7 +442,9 @@ class Scorer:
             text_result = await judge.generate_text(prompt, step=name)
             state.usage = state.usage + text_result.usage
             return text_result.value
-        schema: OutputSchema = _ScoreOutput if name == "generate_score" else step.output_schema  # type: ignore[assignment]
+        schema: OutputSchema = (
+            _ScoreOutput if name == "generate_score" else await _resolve_schema(step, ctx)
+        )
         result = await judge.generate_object(prompt, schema, step=name)
         state.usage = state.usage + result.usage
         if name == "generate_score":

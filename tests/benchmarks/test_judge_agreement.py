@@ -9,7 +9,7 @@ from types import ModuleType
 
 import pytest
 
-from scorekit.judge import JudgeRequest, ScriptedJudge
+from scorekit.judge import JudgeRequest, JudgeResponse, ScriptedJudge
 
 PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "judge_agreement.py"
 
@@ -85,3 +85,14 @@ def test_harness_reports_figures(bench: ModuleType) -> None:
     assert figures["tokens_per_row"] > 0
     assert figures["error_rows_share"] == 0.0
     json.dumps(figures)
+
+
+def test_reply_failed(bench: ModuleType) -> None:
+    schema = {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}
+    asked = JudgeRequest(messages=(), output_schema=schema, schema_name="A")
+    text = JudgeRequest(messages=())
+    assert not bench.reply_failed(asked, JudgeResponse('{"a": 1}'))
+    assert bench.reply_failed(asked, JudgeResponse('{"a": "x"}'))
+    assert bench.reply_failed(asked, JudgeResponse('{"a": 1}', finish_reason="length"))
+    assert not bench.reply_failed(text, JudgeResponse("why"))
+    assert bench.reply_failed(text, JudgeResponse(" "))

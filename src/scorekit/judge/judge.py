@@ -287,7 +287,7 @@ class Judge:
 
         Args:
             prompt: the user prompt.
-            schema: a pydantic model class or a JSON schema dict.
+            schema: a pydantic model class, a JSON schema dict or a ``SchemaSpec``.
             step: the asking step's name, for logs and test doubles.
 
         Returns:

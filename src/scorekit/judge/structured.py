@@ -9,8 +9,9 @@ from __future__ import annotations
 import json
 import re
 import weakref
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Union
 
 import jsonschema
 from pydantic import BaseModel, ValidationError
@@ -25,9 +26,6 @@ __all__ = [
     "schema_instruction",
 ]
 
-OutputSchema = type[BaseModel] | dict[str, Any]
-"""A prompt step's output schema: a pydantic model class or a JSON schema dict."""
-
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 
 
@@ -35,32 +33,58 @@ _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 class SchemaSpec:
     """A resolved output schema.
 
+    A spec may also be given as a prompt step's schema, for what neither a model class nor a
+    dict says alone: a model validating replies *and* a JSON schema narrowed for one run (e.g.
+    ``minItems``/``maxItems`` set to the number of claims), with the per-run facts its
+    validators check passed as ``validation_context``. The JSON schema sent must then state
+    the same constraints the validators enforce.
+
     Attributes:
         name: a short name (the model's class name, or the JSON schema's ``title``).
         json_schema: the JSON schema sent to the judge.
         model: the pydantic model class that validates replies, or ``None`` for a dict schema.
+        validation_context: passed to the model's validators (pydantic's
+            ``ValidationInfo.context``), or ``None``.
     """
 
     name: str
     json_schema: dict[str, Any]
     model: type[BaseModel] | None
+    validation_context: Mapping[str, Any] | None = None
+
+    def check(self) -> SchemaSpec:
+        """Return this spec after checking that its JSON schema is a valid schema (~3 ms).
+
+        Raises:
+            jsonschema.SchemaError: it is not.
+        """
+        jsonschema.Draft202012Validator.check_schema(self.json_schema)
+        return self
 
     @classmethod
     def of(cls, schema: OutputSchema) -> SchemaSpec:
-        """Resolve a pydantic model class or JSON schema dict.
+        """Resolve a pydantic model class, a JSON schema dict or a ready spec.
 
         Raises:
-            TypeError: ``schema`` is neither.
+            TypeError: ``schema`` is none of these.
+            jsonschema.SchemaError: a dict (or a spec's JSON schema) is not a valid schema.
         """
+        if isinstance(schema, SchemaSpec):
+            return schema  # taken as is: whoever made it checks it (see :meth:`check`)
         if isinstance(schema, type) and issubclass(schema, BaseModel):
             return _model_spec(schema)
         if isinstance(schema, dict):
             jsonschema.Draft202012Validator.check_schema(schema)
             return cls(str(schema.get("title", "output")), schema, None)
         raise TypeError(
-            f"output_schema must be a pydantic model class or a JSON schema dict, "
+            "output_schema must be a pydantic model class, a JSON schema dict or a SchemaSpec, "
             f"not {type(schema).__name__}"
         )
+
+
+OutputSchema = Union[type[BaseModel], dict[str, Any], SchemaSpec]  # noqa: UP007 (a runtime alias)
+"""A prompt step's output schema: a pydantic model class, a JSON schema dict, or a
+:class:`SchemaSpec` (a model with a JSON schema narrowed for one run)."""
 
 
 _model_specs: weakref.WeakKeyDictionary[type[BaseModel], SchemaSpec] = weakref.WeakKeyDictionary()
@@ -130,7 +154,9 @@ def parse_output(text: str, spec: SchemaSpec) -> ParsedOutput:
         return ParsedOutput(None, str(exc))
     if spec.model is not None:
         try:
-            return ParsedOutput(spec.model.model_validate(data), None)
+            return ParsedOutput(
+                spec.model.model_validate(data, context=spec.validation_context), None
+            )
         except ValidationError as exc:
             return ParsedOutput(None, _format_pydantic_error(exc))
     validator = jsonschema.Draft202012Validator(spec.json_schema)

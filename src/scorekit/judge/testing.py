@@ -96,8 +96,9 @@ def _count_tokens(text: str) -> int:
 def minimal_instance(schema: dict[str, Any], defs: dict[str, Any] | None = None) -> Any:
     """Return the smallest JSON value valid for a (simple) JSON schema.
 
-    Objects get their required properties, arrays are empty, enums take their first value,
-    strings are empty, numbers are their minimum or 0, booleans are false.
+    Objects get their required properties, arrays their ``minItems`` (default 0) minimal items,
+    enums and ``anyOf`` / ``oneOf`` take their first choice, strings are empty, numbers are their
+    minimum or 0, booleans are false.
     """
     defs = defs if defs is not None else schema.get("$defs", {})
     if "$ref" in schema:
@@ -116,7 +117,8 @@ def minimal_instance(schema: dict[str, Any], defs: dict[str, Any] | None = None)
         props = schema.get("properties", {})
         return {name: minimal_instance(props[name], defs) for name in schema.get("required", [])}
     if kind == "array":
-        return []
+        count = schema.get("minItems", 0)
+        return [minimal_instance(schema.get("items", {}), defs) for _ in range(count)]
     if kind == "string":
         return ""
     if kind in ("number", "integer"):

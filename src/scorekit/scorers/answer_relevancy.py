@@ -7,20 +7,22 @@ rates each ``yes`` (relevant), ``unsure`` (partly relevant, or a direct but wron
     score = round2((#yes + uncertainty_weight × #unsure) / #results × scale)
             (0 when there are no results)
 
-Divergences (docs/divergences.md): 1 (``uncertainty_weight`` and ``scale`` default on their
-own; Mastra yields NaN when only one is given), 4, 5, 6 (labels trimmed and lower-cased; other
-labels refused), 10, 20 (an empty answer scores 0 without a judge call), 23.
+Divergences (docs/divergences.md): 1 (``uncertainty_weight`` and ``scale`` default on their own;
+Mastra yields NaN when only one is given), 4, 5, 6 (labels trimmed and lower-cased; other labels
+refused), 10, 20 (an empty answer scores 0 without a judge call), 23, 26 (one result per statement:
+asked for in the schema and checked).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from scorekit.errors import ConfigError
 from scorekit.judge.judge import Judge, to_judge
 from scorekit.judge.model import JudgeModel
+from scorekit.judge.structured import SchemaSpec
 from scorekit.messages import get_assistant_message, get_user_message
 from scorekit.options import check_scale
 from scorekit.pipeline import (
@@ -32,7 +34,13 @@ from scorekit.pipeline import (
     local_result,
 )
 from scorekit.rounding import format_score, round_to_two_decimals
-from scorekit.scorers.replies import LANGUAGE_RULE, JudgeReply, YesNoUnsure
+from scorekit.scorers.replies import (
+    LANGUAGE_RULE,
+    CountedReply,
+    JudgeReply,
+    YesNoUnsure,
+    item_limit,
+)
 
 __all__ = [
     "DEFAULT_UNCERTAINTY_WEIGHT",
@@ -57,8 +65,14 @@ INSTRUCTIONS = (
 """System instructions of the Answer Relevancy judge."""
 
 
-class Statements(JudgeReply):
-    """The preprocess step's result: the answer split into statements."""
+class Statements(CountedReply):
+    """The preprocess step's result: the answer split into statements.
+
+    Asked for with ``at_most(item_limit(answer))``.
+    """
+
+    ITEMS: ClassVar[str] = "statements"
+    ITEM_OF: ClassVar[str] = "statement"
 
     statements: list[str]
     """The statements, in order."""
@@ -73,8 +87,11 @@ class RelevancyResult(JudgeReply):
     """Why, in the language of the user's query."""
 
 
-class RelevancyResults(JudgeReply):
-    """The analyze step's result."""
+class RelevancyResults(CountedReply):
+    """The analyze step's result (``expecting(n)``: exactly one result per statement)."""
+
+    ITEMS: ClassVar[str] = "results"
+    ITEM_OF: ClassVar[str] = "statement"
 
     results: list[RelevancyResult]
     """One verdict per statement, in statement order."""
@@ -227,6 +244,12 @@ def create_answer_relevancy_scorer(
             return local_result(RelevancyResults(results=[]))
         return _results_prompt(get_user_message(ctx.run.input) or "", statements.statements)
 
+    def statements_schema(ctx: StepContext) -> SchemaSpec:
+        return Statements.at_most(item_limit(get_assistant_message(ctx.run.output) or ""))
+
+    def results_schema(ctx: StepContext) -> SchemaSpec:
+        return RelevancyResults.expecting(len(ctx.results.preprocess_step_result.statements))
+
     def generate_score(ctx: StepContext) -> float:
         results: RelevancyResults = ctx.results.analyze_step_result
         labels = [r.result for r in results.results]
@@ -253,8 +276,10 @@ def create_answer_relevancy_scorer(
             description="Weighted share of the answer's statements that address the question",
             judge=judge,
         )
-        .preprocess(PromptStep("Split the answer into statements", statements_step, Statements))
-        .analyze(PromptStep("Rate each statement's relevance", results_step, RelevancyResults))
+        .preprocess(
+            PromptStep("Split the answer into statements", statements_step, statements_schema)
+        )
+        .analyze(PromptStep("Rate each statement's relevance", results_step, results_schema))
         .generate_score(generate_score)
         .generate_reason(PromptStep("Explain the score", reason_step))
     )

@@ -11,20 +11,23 @@ verdicts in ``context_index`` order (Mastra evals 1.10.2 context-precision)::
 ``round2`` is Mastra's half-up rounding. The denominator is the number of ``yes`` verdicts
 found, and the position is the rank in the sorted verdict list, as in Mastra.
 
-Divergences (docs/divergences.md): 1, 4, 5, 6 (labels trimmed and lower-cased; any label other
-than yes/no is refused, row 23), 7 (an empty resolved context is ``skipped`` without a judge
-call; Mastra throws), 10.
+Divergences (docs/divergences.md): 1, 4, 5, 6 (labels trimmed and lower-cased; any label other than
+yes/no is refused, row 23), 7 (an empty resolved context is ``skipped`` without a judge call;
+Mastra throws), 10, 26 (one verdict per context piece, or none: asked for in the schema and
+checked).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from pydantic import Field
 
 from scorekit.context import ContextExtractor, ContextSource, format_pieces
 from scorekit.judge.judge import Judge, to_judge
 from scorekit.judge.model import JudgeModel
+from scorekit.judge.structured import SchemaSpec
 from scorekit.messages import get_assistant_message, get_user_message
 from scorekit.options import check_scale
 from scorekit.pipeline import (
@@ -36,7 +39,7 @@ from scorekit.pipeline import (
     not_scorable,
 )
 from scorekit.rounding import format_score, round_to_two_decimals
-from scorekit.scorers.replies import LANGUAGE_RULE, JudgeReply, YesNo
+from scorekit.scorers.replies import LANGUAGE_RULE, CountedReply, JudgeReply, YesNo
 
 __all__ = [
     "SCORER_ID",
@@ -70,8 +73,12 @@ class PrecisionVerdict(JudgeReply):
     """Why, in the language of the user's query."""
 
 
-class PrecisionVerdicts(JudgeReply):
-    """The analyze step's result."""
+class PrecisionVerdicts(CountedReply):
+    """The analyze step's result (``expecting(n)``: one verdict per piece, or none at all)."""
+
+    ITEMS: ClassVar[str] = "verdicts"
+    ITEM_OF: ClassVar[str] = "context piece"
+    EMPTY_ALLOWED: ClassVar[bool] = True  # Mastra scores no verdicts 0 (conformance)
 
     verdicts: list[PrecisionVerdict]
     """One verdict per context piece."""
@@ -197,6 +204,9 @@ def create_context_precision_scorer(
             pieces,
         )
 
+    async def analyze_schema(ctx: StepContext) -> SchemaSpec:
+        return PrecisionVerdicts.expecting(len(await source.resolve(ctx.run)))
+
     def generate_score(ctx: StepContext) -> float:
         verdicts: PrecisionVerdicts = ctx.results.analyze_step_result
         return context_precision_score(
@@ -220,7 +230,7 @@ def create_context_precision_scorer(
             judge=judge,
         )
         .analyze(
-            PromptStep("Mark each context piece useful or not", analyze_prompt, PrecisionVerdicts)
+            PromptStep("Mark each context piece useful or not", analyze_prompt, analyze_schema)
         )
         .generate_score(generate_score)
         .generate_reason(PromptStep("Explain the score", reason_prompt))

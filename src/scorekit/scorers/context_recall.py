@@ -10,19 +10,21 @@ knowledge. Then (Mastra evals 1.10.2 context-recall)::
 ground truth that is not a string is read as its compact JSON.
 
 Divergences (docs/divergences.md): 1, 4, 5, 6 (labels trimmed and lower-cased; other labels
-refused), 7 (an empty resolved context is ``skipped`` without a judge call), 10, 22 (a run
-without a ground truth is ``skipped``; Mastra scores it 0), 23.
+refused), 7 (an empty resolved context is ``skipped`` without a judge call), 10, 22 (a run without
+a ground truth is ``skipped``; Mastra scores it 0), 23, 26 (one verdict per claim: asked for in the
+schema and checked).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from scorekit.context import ContextExtractor, ContextSource, format_pieces
 from scorekit.judge.judge import Judge, to_judge
 from scorekit.judge.model import JudgeModel
+from scorekit.judge.structured import SchemaSpec
 from scorekit.messages import get_user_message
 from scorekit.options import check_scale
 from scorekit.pipeline import (
@@ -36,7 +38,14 @@ from scorekit.pipeline import (
     not_scorable,
 )
 from scorekit.rounding import format_score, round_to_two_decimals
-from scorekit.scorers.replies import LANGUAGE_RULE, Claims, JudgeReply, YesNo
+from scorekit.scorers.replies import (
+    LANGUAGE_RULE,
+    Claims,
+    CountedReply,
+    JudgeReply,
+    YesNo,
+    item_limit,
+)
 
 __all__ = [
     "SCORER_ID",
@@ -71,8 +80,11 @@ class RecallVerdict(JudgeReply):
     """Why, in the language of the user's query."""
 
 
-class RecallVerdicts(JudgeReply):
-    """The analyze step's result."""
+class RecallVerdicts(CountedReply):
+    """The analyze step's result (``expecting(n)``: exactly one verdict per claim)."""
+
+    ITEMS: ClassVar[str] = "verdicts"
+    ITEM_OF: ClassVar[str] = "claim"
 
     verdicts: list[RecallVerdict]
     """One verdict per claim, in claim order."""
@@ -213,6 +225,12 @@ def create_context_recall_scorer(
             get_user_message(ctx.run.input) or "", await source.resolve(ctx.run), claims.claims
         )
 
+    def claims_schema(ctx: StepContext) -> SchemaSpec:
+        return Claims.at_most(item_limit(ground_truth_text(ctx.run.ground_truth)))
+
+    def verdicts_schema(ctx: StepContext) -> SchemaSpec:
+        return RecallVerdicts.expecting(len(ctx.results.preprocess_step_result.claims))
+
     def generate_score(ctx: StepContext) -> float:
         claims: Claims = ctx.results.preprocess_step_result
         verdicts: RecallVerdicts = ctx.results.analyze_step_result
@@ -240,8 +258,8 @@ def create_context_recall_scorer(
             description="Share of the ground truth's claims that the context covers",
             judge=judge,
         )
-        .preprocess(PromptStep("Extract the ground truth's claims", claims_step, Claims))
-        .analyze(PromptStep("Attribute each claim to the context", verdicts_step, RecallVerdicts))
+        .preprocess(PromptStep("Extract the ground truth's claims", claims_step, claims_schema))
+        .analyze(PromptStep("Attribute each claim to the context", verdicts_step, verdicts_schema))
         .generate_score(generate_score)
         .generate_reason(PromptStep("Explain the score", reason_step))
     )

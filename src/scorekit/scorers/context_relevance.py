@@ -25,17 +25,17 @@ from __future__ import annotations
 import difflib
 import math
 from collections.abc import Mapping, Sequence
-from contextvars import ContextVar
 from dataclasses import dataclass, fields
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
-from pydantic import BeforeValidator, Field, model_validator
+from pydantic import BeforeValidator, Field
 from pydantic.alias_generators import to_snake
 
 from scorekit.context import ContextExtractor, ContextSource
 from scorekit.errors import ConfigError
 from scorekit.judge.judge import Judge, to_judge
 from scorekit.judge.model import JudgeModel
+from scorekit.judge.structured import SchemaSpec
 from scorekit.messages import get_assistant_message, get_user_message
 from scorekit.options import check_scale
 from scorekit.pipeline import (
@@ -50,7 +50,7 @@ from scorekit.pipeline import (
 )
 from scorekit.rounding import format_score, round_to_two_decimals
 from scorekit.scorers import context_relevance_prompts as prompts
-from scorekit.scorers.replies import JudgeReply, normalise_label
+from scorekit.scorers.replies import CountedReply, JudgeReply, normalise_label
 
 __all__ = [
     "RELEVANCE_WEIGHTS",
@@ -160,13 +160,6 @@ class ContextEvaluation(JudgeReply):
     """Why, in the language of the user's query."""
 
 
-# The number of context pieces of the run whose analyze reply is being validated. The analyze
-# prompt builder sets it just before the judge call, in the run's own task; the reply validator
-# reads it, so a reply that skips or repeats a piece fails validation and the judge is asked to
-# repair it with the expected count in the error. generate_score clears it.
-_EXPECTED_PIECES: ContextVar[int | None] = ContextVar("scorekit_expected_pieces", default=None)
-
-
 def check_coverage(indices: Sequence[int], pieces: int) -> None:
     """Check that evaluations cover each context piece exactly once (or that there are none).
 
@@ -186,8 +179,17 @@ def check_coverage(indices: Sequence[int], pieces: int) -> None:
     )
 
 
-class ContextRelevanceAnalysis(JudgeReply):
-    """The analyze step's result: per-piece evaluations, missing context, overall view."""
+class ContextRelevanceAnalysis(CountedReply):
+    """The analyze step's result: per-piece evaluations, missing context, overall view.
+
+    ``ContextRelevanceAnalysis.expecting(n)`` asks for exactly one evaluation per piece (or
+    none at all, which Mastra scores: divergences.md row 19) and checks each ``context_index``
+    appears once.
+    """
+
+    ITEMS: ClassVar[str] = "evaluations"
+    ITEM_OF: ClassVar[str] = "context piece"
+    EMPTY_ALLOWED: ClassVar[bool] = True
 
     evaluations: list[ContextEvaluation]
     """One evaluation per context piece (or none at all)."""
@@ -196,12 +198,9 @@ class ContextRelevanceAnalysis(JudgeReply):
     overall_assessment: str
     """A summary of the context's quality for the query."""
 
-    @model_validator(mode="after")
-    def _one_evaluation_per_piece(self) -> ContextRelevanceAnalysis:
-        expected = _EXPECTED_PIECES.get()
-        if expected is not None:
-            check_coverage([e.context_index for e in self.evaluations], expected)
-        return self
+    def check_count(self, expected: int) -> None:
+        """Raise ``ValueError`` unless each ``context_index`` below ``expected`` appears once."""
+        check_coverage([e.context_index for e in self.evaluations], expected)
 
 
 @dataclass(frozen=True)
@@ -381,19 +380,19 @@ def create_context_relevance_scorer_llm(
         pieces = await source.resolve(ctx.run)
         if not pieces:
             return not_scorable(NO_CONTEXT_REASON)
-        _EXPECTED_PIECES.set(len(pieces))
         return prompts.analyze_prompt(
             get_user_message(ctx.run.input) or "",
             get_assistant_message(ctx.run.output) or "",
             pieces,
         )
 
-    async def generate_score(ctx: StepContext) -> float:
+    async def analyze_schema(ctx: StepContext) -> SchemaSpec:
+        # one evaluation per piece: the judge is asked for exactly that many, and a reply
+        # that skips or repeats a piece is repaired or fails (divergences.md row 18)
+        return ContextRelevanceAnalysis.expecting(len(await source.resolve(ctx.run)))
+
+    def generate_score(ctx: StepContext) -> float:
         analysis: ContextRelevanceAnalysis = ctx.results.analyze_step_result
-        _EXPECTED_PIECES.set(None)
-        # never guess: a reply validated without the expected count is checked here again
-        pieces = await source.resolve(ctx.run)
-        check_coverage([e.context_index for e in analysis.evaluations], len(pieces))
         return context_relevance_score(
             _pairs(analysis), len(analysis.missing_context), penalties=rates, scale=scale
         )
@@ -429,7 +428,7 @@ def create_context_relevance_scorer_llm(
             PromptStep(
                 "Rate each context piece's relevance and use; list missing context",
                 analyze_prompt,
-                ContextRelevanceAnalysis,
+                analyze_schema,
             )
         )
         .generate_score(generate_score)

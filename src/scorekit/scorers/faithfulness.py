@@ -11,19 +11,22 @@ faithfulness)::
 context (``scorer.run(context=...)``, an item's context in ``run_evals``), else the results of
 the completed tool calls in the output (:func:`scorekit.context.tool_result_context`).
 
-Divergences (docs/divergences.md): 1, 4, 5, 6 (labels trimmed and lower-cased — Mastra counts
-only an exact ``"yes"``; other labels are refused), 7 (no context: ``skipped`` without a judge
-call), 10, 20 (an empty answer has no claims: score 0 without a judge call), 23, 24 (tool
-results recorded as message parts are read too), 25 (an empty ``context`` list is refused).
+Divergences (docs/divergences.md): 1, 4, 5, 6 (labels trimmed and lower-cased — Mastra counts only
+an exact ``"yes"``; other labels are refused), 7 (no context: ``skipped`` without a judge call),
+10, 20 (an empty answer has no claims: score 0 without a judge call), 23, 24 (tool results recorded
+as message parts are read too), 25 (an empty ``context`` list is refused), 26 (one verdict per
+claim: asked for in the schema and checked).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from scorekit.context import ContextSource, tool_result_context
 from scorekit.judge.judge import Judge, to_judge
 from scorekit.judge.model import JudgeModel
+from scorekit.judge.structured import SchemaSpec
 from scorekit.messages import get_assistant_message, get_user_message
 from scorekit.options import check_scale
 from scorekit.pipeline import (
@@ -37,7 +40,14 @@ from scorekit.pipeline import (
     not_scorable,
 )
 from scorekit.rounding import format_score, round_to_two_decimals
-from scorekit.scorers.replies import LANGUAGE_RULE, Claims, JudgeReply, YesNoUnsure
+from scorekit.scorers.replies import (
+    LANGUAGE_RULE,
+    Claims,
+    CountedReply,
+    JudgeReply,
+    YesNoUnsure,
+    item_limit,
+)
 
 __all__ = [
     "SCORER_ID",
@@ -70,8 +80,11 @@ class FaithfulnessVerdict(JudgeReply):
     """Why, in the language of the user's query."""
 
 
-class FaithfulnessVerdicts(JudgeReply):
-    """The analyze step's result."""
+class FaithfulnessVerdicts(CountedReply):
+    """The analyze step's result (``expecting(n)``: exactly one verdict per claim)."""
+
+    ITEMS: ClassVar[str] = "verdicts"
+    ITEM_OF: ClassVar[str] = "claim"
 
     verdicts: list[FaithfulnessVerdict]
     """One verdict per claim, in claim order."""
@@ -207,6 +220,12 @@ def create_faithfulness_scorer(
             get_user_message(ctx.run.input) or "", context_of(ctx), claims.claims
         )
 
+    def claims_schema(ctx: StepContext) -> SchemaSpec:
+        return Claims.at_most(item_limit(get_assistant_message(ctx.run.output) or ""))
+
+    def verdicts_schema(ctx: StepContext) -> SchemaSpec:
+        return FaithfulnessVerdicts.expecting(len(ctx.results.preprocess_step_result.claims))
+
     def generate_score(ctx: StepContext) -> float:
         verdicts: FaithfulnessVerdicts = ctx.results.analyze_step_result
         return faithfulness_score([v.verdict for v in verdicts.verdicts], scale=scale)
@@ -232,10 +251,8 @@ def create_faithfulness_scorer(
             description="Share of the answer's claims that the context supports",
             judge=judge,
         )
-        .preprocess(PromptStep("Extract the answer's claims", claims_step, Claims))
-        .analyze(
-            PromptStep("Check each claim against the context", verdicts_step, FaithfulnessVerdicts)
-        )
+        .preprocess(PromptStep("Extract the answer's claims", claims_step, claims_schema))
+        .analyze(PromptStep("Check each claim against the context", verdicts_step, verdicts_schema))
         .generate_score(generate_score)
         .generate_reason(PromptStep("Explain the score", reason_step))
     )

@@ -11,17 +11,19 @@ A less precise date, a fair approximation or an omission is not a hallucination.
 
 Divergences (docs/divergences.md): 1, 4, 5, 6 (labels trimmed and lower-cased; other labels
 refused), 7 (no context: ``skipped`` without a judge call), 10, 20 (an empty answer scores 0
-without a judge call), 21 (``context_extractor(input, output)`` instead of Mastra's
-``getContext``; some context is required), 23, 25.
+without a judge call), 21 (``context_extractor(input, output)`` instead of Mastra's ``getContext``;
+some context is required), 23, 25, 26 (one verdict per claim: asked for in the schema and checked).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from scorekit.context import ContextExtractor, ContextSource
 from scorekit.judge.judge import Judge, to_judge
 from scorekit.judge.model import JudgeModel
+from scorekit.judge.structured import SchemaSpec
 from scorekit.messages import get_assistant_message, get_user_message
 from scorekit.options import check_scale
 from scorekit.pipeline import (
@@ -36,7 +38,14 @@ from scorekit.pipeline import (
 )
 from scorekit.rounding import format_score, round_to_two_decimals
 from scorekit.scorers.faithfulness import claims_prompt
-from scorekit.scorers.replies import LANGUAGE_RULE, Claims, JudgeReply, YesNo
+from scorekit.scorers.replies import (
+    LANGUAGE_RULE,
+    Claims,
+    CountedReply,
+    JudgeReply,
+    YesNo,
+    item_limit,
+)
 
 __all__ = [
     "SCORER_ID",
@@ -71,8 +80,11 @@ class HallucinationVerdict(JudgeReply):
     """Why, in the language of the user's query."""
 
 
-class HallucinationVerdicts(JudgeReply):
-    """The analyze step's result."""
+class HallucinationVerdicts(CountedReply):
+    """The analyze step's result (``expecting(n)``: exactly one verdict per claim)."""
+
+    ITEMS: ClassVar[str] = "verdicts"
+    ITEM_OF: ClassVar[str] = "claim"
 
     verdicts: list[HallucinationVerdict]
     """One verdict per claim, in claim order."""
@@ -186,6 +198,12 @@ def create_hallucination_scorer(
             get_user_message(ctx.run.input) or "", await source.resolve(ctx.run), claims.claims
         )
 
+    def claims_schema(ctx: StepContext) -> SchemaSpec:
+        return Claims.at_most(item_limit(get_assistant_message(ctx.run.output) or ""))
+
+    def verdicts_schema(ctx: StepContext) -> SchemaSpec:
+        return HallucinationVerdicts.expecting(len(ctx.results.preprocess_step_result.claims))
+
     def generate_score(ctx: StepContext) -> float:
         verdicts: HallucinationVerdicts = ctx.results.analyze_step_result
         return hallucination_score([v.verdict for v in verdicts.verdicts], scale=scale)
@@ -206,8 +224,8 @@ def create_hallucination_scorer(
             description="Share of the answer's claims that the context does not back",
             judge=judge,
         )
-        .preprocess(PromptStep("Extract the answer's claims", claims_step, Claims))
-        .analyze(PromptStep("Mark hallucinated claims", verdicts_step, HallucinationVerdicts))
+        .preprocess(PromptStep("Extract the answer's claims", claims_step, claims_schema))
+        .analyze(PromptStep("Mark hallucinated claims", verdicts_step, verdicts_schema))
         .generate_score(generate_score)
         .generate_reason(PromptStep("Explain the score", reason_step))
     )

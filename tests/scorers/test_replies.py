@@ -1,0 +1,141 @@
+"""Counted replies: one item per context piece, claim or statement, asked for and checked."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+from pydantic import ValidationError
+
+from scorekit.judge import ScriptedJudge
+from scorekit.judge.testing import minimal_instance
+from scorekit.scorers import create_faithfulness_scorer
+from scorekit.scorers.context_precision import PrecisionVerdicts
+from scorekit.scorers.faithfulness import FaithfulnessVerdicts
+from scorekit.scorers.replies import EXPECTED_ITEMS, Claims, item_limit
+
+
+def verdict(label: str) -> dict[str, str]:
+    return {"verdict": label, "reason": "r"}
+
+
+def test_expecting_bounds_the_list_exactly() -> None:
+    spec = FaithfulnessVerdicts.expecting(3)
+    base = FaithfulnessVerdicts.model_json_schema()
+    assert spec.name == "FaithfulnessVerdicts"
+    assert spec.model is FaithfulnessVerdicts
+    assert spec.validation_context == {EXPECTED_ITEMS: 3}
+    assert spec.json_schema["properties"]["verdicts"] == {
+        **base["properties"]["verdicts"],
+        "minItems": 3,
+        "maxItems": 3,
+    }
+    assert {k: v for k, v in spec.json_schema.items() if k != "properties"} == {
+        k: v for k, v in base.items() if k != "properties"
+    }
+    assert FaithfulnessVerdicts.expecting(3) is spec  # cached per count
+    with pytest.raises(ValueError, match="at least one item"):
+        FaithfulnessVerdicts.expecting(0)
+
+
+def test_expecting_may_allow_an_empty_list() -> None:
+    spec = PrecisionVerdicts.expecting(2)
+    items = {"items": {"$ref": "#/$defs/PrecisionVerdict"}, "type": "array"}
+    assert spec.json_schema["properties"]["verdicts"] == {
+        "anyOf": [
+            {**items, "maxItems": 0},
+            {**items, "title": "Verdicts", "minItems": 2, "maxItems": 2},
+        ],
+        "title": "Verdicts",
+    }
+    context = spec.validation_context
+    assert PrecisionVerdicts.model_validate({"verdicts": []}, context=context).verdicts == []
+    with pytest.raises(ValidationError, match="expected exactly 2 verdicts, one per context piece"):
+        PrecisionVerdicts.model_validate(
+            {"verdicts": [{"context_index": 0, **verdict("yes")}]}, context=context
+        )
+
+
+def test_the_count_is_checked_only_with_the_expected_count() -> None:
+    one = {"verdicts": [verdict("yes")]}
+    assert len(FaithfulnessVerdicts.model_validate(one).verdicts) == 1
+    context = FaithfulnessVerdicts.expecting(2).validation_context
+    with pytest.raises(
+        ValidationError,
+        match="expected exactly 2 verdicts, one per claim in the order given; got 1",
+    ):
+        FaithfulnessVerdicts.model_validate(one, context=context)
+    with pytest.raises(ValidationError, match="got 0"):
+        FaithfulnessVerdicts.model_validate({"verdicts": []}, context=context)
+    # results are plain instances of the reply class: they compare and pickle as such
+    two = FaithfulnessVerdicts.model_validate({"verdicts": [verdict("yes")] * 2}, context=context)
+    assert type(two) is FaithfulnessVerdicts
+    assert pickle.loads(pickle.dumps(two)) == two
+
+
+def test_a_short_reply_is_repaired_with_the_expected_count() -> None:
+    judge = ScriptedJudge(
+        [
+            {"claims": ["Paris is in France.", "Paris has 2 million people."]},
+            {"verdicts": [verdict("yes")]},
+            {"verdicts": [verdict("yes"), verdict("no")]},
+            "why",
+        ]
+    )
+    scorer = create_faithfulness_scorer(model=judge, context=["Paris is the capital of France."])
+    result = scorer.run_sync(
+        input="Tell me about Paris.", output="Paris is in France. 2M live there."
+    )
+    assert result.status == "ok"
+    assert result.score == 0.5
+    asked = judge.calls[1].output_schema
+    assert asked is not None
+    assert asked["properties"]["verdicts"]["minItems"] == 2
+    assert asked["properties"]["verdicts"]["maxItems"] == 2
+    assert judge.calls[2].output_schema == asked
+    repair = judge.calls[2].messages[-1].content
+    assert "expected exactly 2 verdicts, one per claim in the order given; got 1" in repair
+    assert result.judge_usage.calls == 4
+
+
+def test_minimal_instance_honours_min_items() -> None:
+    schema = PrecisionVerdicts.expecting(2).json_schema
+    assert minimal_instance(schema) == {"verdicts": []}  # the first anyOf choice
+    exact = FaithfulnessVerdicts.expecting(2).json_schema
+    assert minimal_instance(exact) == {"verdicts": [{"verdict": "yes", "reason": ""}] * 2}
+
+
+def test_item_limit_counts_characters() -> None:
+    assert item_limit("") == 1
+    assert item_limit("  abc  ") == 1
+    assert item_limit("abcd") == 2
+    assert item_limit("Paris is the capital of France.") == 11  # 31 characters
+    assert item_limit("東京は日本の首都です。") == 4  # 11 characters, no spaces
+
+
+def test_at_most_bounds_the_list_from_above() -> None:
+    spec = Claims.at_most(2)
+    assert spec.json_schema["properties"]["claims"] == {
+        "items": {"type": "string"},
+        "title": "Claims",
+        "type": "array",
+        "maxItems": 2,
+    }
+    assert Claims.at_most(2) is spec
+    context = spec.validation_context
+    assert Claims.model_validate({"claims": []}, context=context).claims == []
+    with pytest.raises(ValidationError, match="expected at most 2 claims for this text; got 3"):
+        Claims.model_validate({"claims": ["a", "b", "c"]}, context=context)
+    with pytest.raises(ValueError, match="at least 1"):
+        Claims.at_most(0)
+
+
+def test_claim_extraction_is_bounded_by_the_answer() -> None:
+    answer = "Paris is the capital of France."
+    judge = ScriptedJudge([{"claims": [answer]}, {"verdicts": [verdict("yes")]}, "why"])
+    scorer = create_faithfulness_scorer(model=judge, context=["Paris is the capital of France."])
+    assert scorer.run_sync(input="q", output=answer).score == 1.0
+    asked = judge.calls[0].output_schema
+    assert asked is not None
+    assert asked["properties"]["claims"]["maxItems"] == item_limit(answer) == 11
+    assert "minItems" not in asked["properties"]["claims"]
