@@ -31,8 +31,8 @@ demo: venv
 test: lint typecheck unit
 
 lint: venv
-	$(BIN)/ruff check src tests benchmarks tools
-	$(BIN)/ruff format --check src tests benchmarks tools
+	$(BIN)/ruff check src tests benchmarks tools examples
+	$(BIN)/ruff format --check src tests benchmarks tools examples
 
 typecheck: venv
 	$(BIN)/mypy src

@@ -34,7 +34,7 @@ def passages(answer: dict) -> list[str]:
     found: list[str] = []
     for claim in answer.get("claims") or []:
         for evidence in claim.get("evidence") or []:
-            head, sep, text = evidence.partition("\n\n")
+            _head, sep, text = evidence.partition("\n\n")
             text = " ".join(text.split())
             if sep and text and text not in found:
                 found.append(text)
