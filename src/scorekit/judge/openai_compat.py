@@ -14,15 +14,13 @@ again with the next weaker mode, which is then remembered for that model.
 
 from __future__ import annotations
 
-import asyncio
 import re
-import threading
-import weakref
 from typing import Any
 
 import openai
 
 from scorekit.errors import JudgeError, JudgeHTTPError, JudgeTimeoutError
+from scorekit.judge.clients import LoopClients
 from scorekit.judge.model import ChatMessage, JudgeRequest, JudgeResponse
 from scorekit.judge.providers import ResolvedModel, StructuredMode
 from scorekit.judge.structured import is_strict_schema, schema_instruction
@@ -46,6 +44,10 @@ _SDK_TIMEOUT_MARGIN_S = 5.0
 """The SDK's own timeout sits above scorekit's hard per-attempt timeout, which fires first."""
 
 
+async def _close_client(client: Any) -> None:
+    await client.close()
+
+
 def _message(message: ChatMessage) -> dict[str, str]:
     return {"role": message.role, "content": message.content}
 
@@ -59,18 +61,15 @@ class OpenAICompatibleModel:
             above this layer).
 
     SDK clients are kept per event loop (a client's connections belong to the loop that opened
-    them, and the sync bridge runs calls on other loops), a few per loop used in turn.
+    them, and the sync bridge runs calls on other loops), a few per loop used in turn, and
+    closed when their loop shuts down (:mod:`scorekit.judge.clients`).
     """
 
     def __init__(self, resolved: ResolvedModel, *, timeout: float) -> None:
         self._resolved = resolved
         self._timeout = timeout
         self._mode: StructuredMode = resolved.provider.mode
-        self._lock = threading.Lock()
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, list[Any]] = (
-            weakref.WeakKeyDictionary()
-        )
-        self._turn = 0
+        self._clients: LoopClients[Any] = LoopClients(_close_client, per_loop=_CLIENTS_PER_LOOP)
 
     @property
     def model_id(self) -> str:
@@ -102,6 +101,11 @@ class OpenAICompatibleModel:
     async def _before_send(self, request: JudgeRequest, base_url: str) -> None:
         """Hook run before each request (the local judge checks the context window)."""
 
+    @property
+    def clients(self) -> LoopClients[Any]:
+        """The SDK clients, per event loop."""
+        return self._clients
+
     def _new_client(self, base_url: str) -> Any:
         resolved = self._resolved
         timeout = self._timeout + _SDK_TIMEOUT_MARGIN_S
@@ -128,18 +132,6 @@ class OpenAICompatibleModel:
             api_key=resolved.api_key or "not-needed",
             **common,
         )
-
-    def _client(self, base_url: str) -> Any:
-        loop = asyncio.get_running_loop()
-        with self._lock:
-            clients = self._clients.get(loop)
-            if clients is None:
-                clients = self._clients[loop] = []
-            self._turn = (self._turn + 1) % _CLIENTS_PER_LOOP
-            if self._turn >= len(clients):
-                clients.append(self._new_client(base_url))
-                return clients[-1]
-            return clients[self._turn]
 
     def _params(self, request: JudgeRequest, mode: StructuredMode) -> dict[str, Any]:
         provider = self._resolved.provider
@@ -190,7 +182,7 @@ class OpenAICompatibleModel:
         base_url = await self._base_url()
         check_request_allowed(base_url, self.model_id)
         await self._before_send(request, base_url)
-        client = self._client(base_url)
+        client = await self._clients.get(lambda: self._new_client(base_url))
         mode = self._mode
         while True:
             try:
