@@ -5,7 +5,9 @@ import uuid
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel, field_validator
 
+from scorekit.errors import JudgeOutputError
 from scorekit.judge import Judge, ScriptedJudge
 from scorekit.judge.cache import CACHE_FILE, CachingModel, cache_key
 from scorekit.judge.model import ChatMessage, JudgeRequest
@@ -106,3 +108,33 @@ async def test_cached_rows_hold_no_api_key(server: ScriptedServer, tmp_path: Pat
     assert secret not in repr(rows)
     for path in tmp_path.iterdir():
         assert secret.encode() not in path.read_bytes()
+
+
+class Scored(BaseModel):
+    """Passes its JSON schema for any integer; the validator accepts 0-10 only."""
+
+    score: int
+
+    @field_validator("score")
+    @classmethod
+    def _in_range(cls, value: int) -> int:
+        if not 0 <= value <= 10:
+            raise ValueError("score must be within 0-10")
+        return value
+
+
+async def test_replies_failing_a_pydantic_validator_are_not_cached(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    name = f"c-{uuid.uuid4().hex[:6]}"
+    # schema-valid but validator-invalid, and so is the repair reply
+    server.enqueue(Reply('{"score": 42}'), Reply('{"score": 99}'))
+    with pytest.raises(JudgeOutputError):
+        await cached_judge(server, tmp_path, name).generate_object("x", Scored)
+    assert len(cached_judge(server, tmp_path, name).layers.cache) == 0  # type: ignore[attr-defined]
+    # a later run asks the server again instead of failing from the cache
+    server.enqueue(Reply('{"score": 7}'))
+    again = await cached_judge(server, tmp_path, name).generate_object("x", Scored)
+    assert again.value == Scored(score=7)
+    assert again.usage.cache_hits == 0
+    assert len(server.requests) == 3

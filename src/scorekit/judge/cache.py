@@ -5,9 +5,10 @@ URL), the messages, the output schema and the generation parameters (temperature
 seed). The API key is never part of it, nor stored.
 
 Only replies worth replaying are stored: a reply cut off at the token limit, an empty text
-reply, or a structured reply that does not parse and validate against the request's schema is
-never cached, so a bad reply cannot pin a failure for later runs. A cache hit costs no tokens:
-its response reports zero billed tokens, ``cache_hit=True`` and zero transport attempts.
+reply, or a structured reply that does not parse and fully validate (with the request's pydantic
+model and its validators when it has one, else its JSON schema) is never cached, so a bad
+reply cannot pin a failure for later runs. A cache hit costs no tokens: its response reports
+zero billed tokens, ``cache_hit=True`` and zero transport attempts.
 
 One database file is shared by every judge using the same folder, across threads (one
 connection behind a lock) and processes (SQLite WAL mode).
@@ -32,8 +33,10 @@ __all__ = ["CACHE_FILE", "CachingModel", "JudgeCache", "cache_key", "open_cache"
 
 CACHE_FILE = "judge-cache.sqlite3"
 """The database file name inside the cache folder."""
-_KEY_VERSION = 1
-"""Bumped when the key's recipe changes, so old entries are simply never hit."""
+_KEY_VERSION = 2
+"""Bumped when the key's recipe or the rule for what is stored changes, so old entries are
+simply never hit (2: entries stored by version 1 were checked against the JSON schema only, so
+they may hold replies a pydantic validator rejects)."""
 
 _registry_lock = threading.Lock()
 _registry: dict[Path, JudgeCache] = {}
@@ -167,7 +170,8 @@ def _worth_keeping(request: JudgeRequest, response: JudgeResponse) -> bool:
         return False
     if request.output_schema is None:
         return bool(response.text.strip())
-    spec = SchemaSpec(request.schema_name, request.output_schema, None)
+    # the pydantic model when there is one: its validators can reject what the schema allows
+    spec = SchemaSpec(request.schema_name, request.output_schema, request.output_model)
     return parse_output(response.text, spec).error is None
 
 

@@ -236,6 +236,7 @@ class Judge:
         return JudgeRequest(
             messages=(ChatMessage("system", self.instructions), ChatMessage("user", prompt)),
             output_schema=spec.json_schema if spec else None,
+            output_model=spec.model if spec else None,
             schema_name=spec.name if spec else "text",
             step=step,
             temperature=self.settings.temperature,
