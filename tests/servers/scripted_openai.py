@@ -34,6 +34,9 @@ class Reply:
     finish_reason: str = "stop"
     headers: dict[str, str] = field(default_factory=dict)
     body: Any = None  # overrides the whole body: bytes/str sent as is, else JSON-encoded
+    content_type: str = "application/json"
+    usage: Any = None  # overrides the whole "usage" object of a chat completion
+    message: Any = None  # overrides the whole "message" object of a chat completion
     delay: float = 0.0
     hang: bool = False
     hang_s: float = 30.0
@@ -49,6 +52,16 @@ class RecordedRequest:
 
 
 def _chat_completion(reply: Reply, model: str) -> dict[str, Any]:
+    message = reply.message
+    if message is None:
+        message = {"role": "assistant", "content": reply.content}
+    usage = reply.usage
+    if usage is None:
+        usage = {
+            "prompt_tokens": reply.prompt_tokens,
+            "completion_tokens": reply.completion_tokens,
+            "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+        }
     return {
         "id": "chatcmpl-scripted",
         "object": "chat.completion",
@@ -57,15 +70,11 @@ def _chat_completion(reply: Reply, model: str) -> dict[str, Any]:
         "choices": [
             {
                 "index": 0,
-                "message": {"role": "assistant", "content": reply.content},
+                "message": message,
                 "finish_reason": reply.finish_reason,
             }
         ],
-        "usage": {
-            "prompt_tokens": reply.prompt_tokens,
-            "completion_tokens": reply.completion_tokens,
-            "total_tokens": reply.prompt_tokens + reply.completion_tokens,
-        },
+        "usage": usage,
     }
 
 
@@ -249,7 +258,7 @@ class ScriptedServer:
             model = body.get("model", "scripted") if isinstance(body, dict) else "scripted"
             payload = json.dumps(_chat_completion(reply, model)).encode()
         handler.send_response(reply.status)
-        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Type", reply.content_type)
         handler.send_header("Content-Length", str(len(payload)))
         for name, value in reply.headers.items():
             handler.send_header(name, value)

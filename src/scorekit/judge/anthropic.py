@@ -21,7 +21,7 @@ from scorekit.judge.model import JudgeRequest, JudgeResponse
 from scorekit.judge.providers import ResolvedModel
 from scorekit.judge.structured import schema_instruction
 from scorekit.judge.testing import check_request_allowed
-from scorekit.judge.translate import http_error, redact
+from scorekit.judge.translate import http_error, redact, token_count
 
 __all__ = ["DEFAULT_MAX_TOKENS", "AnthropicModel"]
 
@@ -166,7 +166,7 @@ class AnthropicModel:
         return JudgeResponse(
             text="".join(texts),
             finish_reason=_FINISH.get(str(message.stop_reason), message.stop_reason),
-            input_tokens=getattr(usage, "input_tokens", 0) or 0,
-            output_tokens=getattr(usage, "output_tokens", 0) or 0,
+            input_tokens=token_count(getattr(usage, "input_tokens", 0)),
+            output_tokens=token_count(getattr(usage, "output_tokens", 0)),
             model_id=self.model_id,
         )

@@ -14,18 +14,19 @@ again with the next weaker mode, which is then remembered for that model.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 import openai
 
-from scorekit.errors import JudgeError, JudgeHTTPError, JudgeTimeoutError
+from scorekit.errors import JudgeError, JudgeHTTPError, JudgeOutputError, JudgeTimeoutError
 from scorekit.judge.clients import LoopClients
 from scorekit.judge.model import ChatMessage, JudgeRequest, JudgeResponse
 from scorekit.judge.providers import ResolvedModel, StructuredMode
 from scorekit.judge.structured import is_strict_schema, schema_instruction
 from scorekit.judge.testing import check_request_allowed
-from scorekit.judge.translate import http_error, redact
+from scorekit.judge.translate import BODY_PREVIEW_CHARS, clip, http_error, redact, token_count
 
 __all__ = ["OpenAICompatibleModel"]
 
@@ -46,6 +47,23 @@ _SDK_TIMEOUT_MARGIN_S = 5.0
 
 async def _close_client(client: Any) -> None:
     await client.close()
+
+
+def _content_text(content: Any) -> str:
+    """The text of a reply message's ``content``: a string, or a list of parts (joined)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = []
+        for part in content:
+            if isinstance(part, str):
+                texts.append(part)
+            elif isinstance(part, dict) and isinstance(part.get("text"), str):
+                texts.append(part["text"])
+        return "".join(texts)
+    raise TypeError(f"unexpected content {type(content).__name__}")
 
 
 def _message(message: ChatMessage) -> dict[str, str]:
@@ -176,8 +194,10 @@ class OpenAICompatibleModel:
             JudgeTimeoutError: the SDK's own timeout fired.
             JudgeContextWindowError: the provider refused the prompt as too long.
             JudgeUnavailableError: remote calls are forbidden (test suites).
-            JudgeError: a malformed response body, a completion without choices, or any
-                other SDK failure.
+            JudgeOutputError: a success status whose body is not a chat completion
+                (malformed JSON, an HTML page, no ``choices``); ``raw_output`` holds the
+                body's first 2,000 characters, scrubbed of the API key.
+            JudgeError: any other SDK failure.
         """
         base_url = await self._base_url()
         check_request_allowed(base_url, self.model_id)
@@ -189,8 +209,9 @@ class OpenAICompatibleModel:
                 # client.post: the SDK's own request path (auth, Azure deployment URLs, error
                 # types) without its recursive TypedDict transform of the body, which costs
                 # ~1.5 ms per call for a nested JSON schema; the body is plain JSON already.
-                completion = await client.post(
-                    "/chat/completions", body=self._params(request, mode), cast_to=object
+                # cast_to=str: the body's text, decoded here, so a malformed body is kept.
+                body = await client.post(
+                    "/chat/completions", body=self._params(request, mode), cast_to=str
                 )
             except openai.BadRequestError as exc:
                 weaker = _WEAKER.get(mode)
@@ -204,30 +225,38 @@ class OpenAICompatibleModel:
                 raise self._translate(exc) from None
             except openai.OpenAIError as exc:
                 raise self._translate(exc) from None
-            except ValueError as exc:  # the SDK lets a malformed JSON body through
-                raise JudgeError(
-                    f"{self.model_id}: the server sent a malformed response body "
-                    f"({type(exc).__name__}: {redact(str(exc), self._resolved.api_key)[:200]})"
-                ) from None
-            return self._response(completion)
+            return self._response(str(body), request)
 
-    def _response(self, completion: Any) -> JudgeResponse:
+    def _response(self, body: str, request: JudgeRequest) -> JudgeResponse:
+        try:
+            completion = json.loads(body)
+        except ValueError as exc:
+            raise self._malformed(body, f"not JSON: {exc}", request) from None
         try:
             choice = completion["choices"][0]
-            text = choice["message"].get("content") or ""
+            message = choice["message"]
+            text = _content_text(message.get("content"))
             finish_reason = choice.get("finish_reason")
-            usage = completion.get("usage") or {}
         except (TypeError, KeyError, IndexError, AttributeError):
-            preview = redact(str(completion), self._resolved.api_key)[:200]
-            raise JudgeError(
-                f"{self.model_id}: the server sent a malformed response body: {preview!r}"
-            ) from None
+            raise self._malformed(body, "no choices[0].message", request) from None
+        usage = completion.get("usage")
+        if not isinstance(usage, dict):
+            usage = {}
         return JudgeResponse(
-            text=str(text),
-            finish_reason=finish_reason,
-            input_tokens=int(usage.get("prompt_tokens") or 0),
-            output_tokens=int(usage.get("completion_tokens") or 0),
+            text=text,
+            finish_reason=finish_reason if isinstance(finish_reason, str) else None,
+            input_tokens=token_count(usage.get("prompt_tokens")),
+            output_tokens=token_count(usage.get("completion_tokens")),
             model_id=self.model_id,
+        )
+
+    def _malformed(self, body: str, why: str, request: JudgeRequest) -> JudgeOutputError:
+        raw = clip(redact(body, self._resolved.api_key), BODY_PREVIEW_CHARS)
+        return JudgeOutputError(
+            f"{self.model_id}: the server sent a malformed response body ({why[:200]}): "
+            f"{raw[:300]!r}",
+            raw_output=raw,
+            schema_name=request.schema_name,
         )
 
     def _translate(self, exc: openai.OpenAIError) -> JudgeError:

@@ -18,10 +18,25 @@ from typing import Any
 
 from scorekit.errors import JudgeContextWindowError, JudgeHTTPError
 
-__all__ = ["context_window_error", "http_error", "redact", "retry_after_seconds"]
+__all__ = [
+    "BODY_PREVIEW_CHARS",
+    "MAX_REPORTED_TOKENS",
+    "clip",
+    "context_window_error",
+    "http_error",
+    "redact",
+    "retry_after_seconds",
+    "token_count",
+]
 
 _MESSAGE_PREVIEW = 500
 """Characters of a provider's error message kept in ours."""
+BODY_PREVIEW_CHARS = 2000
+"""Characters of a response body kept in an error when the body is not what was expected (an
+HTML error page, malformed JSON): enough to recognise a proxy's page, bounded for logs."""
+MAX_REPORTED_TOKENS = 10_000_000
+"""The largest token count believed from a provider's ``usage`` (no model has a window near
+it); larger values are clamped to it, so one bad field cannot swamp a run's totals."""
 
 _CONTEXT_HINT = re.compile(
     r"context[ _-]?(length|window|size)|maximum context|prompt is too long|too many tokens"
@@ -48,10 +63,44 @@ _PROMPT_PATTERNS = (
 
 
 def redact(text: str, secret: str | None) -> str:
-    """Return ``text`` with every occurrence of ``secret`` replaced by ``***``."""
-    if secret and len(secret) >= 4:
+    """Return ``text`` with every occurrence of ``secret`` replaced by ``***``.
+
+    Keys of any length are scrubbed (a short one may mangle other text; leaking it is worse).
+    """
+    if secret and secret.strip():
         return text.replace(secret, "***")
     return text
+
+
+def clip(text: str, limit: int) -> str:
+    """Return the first ``limit`` characters of ``text``, with a marker when it was longer."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}…[{len(text) - limit} more characters]"
+
+
+def token_count(value: Any) -> int:
+    """Read one token count from a provider's ``usage`` object, defensively.
+
+    A count is a provider's claim, not worth failing a call over: a non-negative integer (or
+    an integral float, or a string of digits) is taken, clamped to
+    :data:`MAX_REPORTED_TOKENS`; anything else (text, negative or fractional numbers, NaN,
+    infinity, booleans, ``None``) counts 0.
+    """
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, str):
+        value = value.strip()
+        if not value.isdigit() or not value.isascii():
+            return 0
+        value = int(value)
+    if isinstance(value, float):
+        if not math.isfinite(value) or not value.is_integer():
+            return 0
+        value = int(value)
+    if not isinstance(value, int) or value < 0:
+        return 0
+    return min(value, MAX_REPORTED_TOKENS)
 
 
 def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
@@ -145,6 +194,11 @@ def http_error(
     """
     text = redact(message, secret)[:_MESSAGE_PREVIEW]
     fields = _error_fields(body)
+    if not fields.get("message") and body:
+        # no error message the SDK could read (an HTML page, a bare string, odd JSON): the
+        # body itself says what went wrong
+        raw = body if isinstance(body, str) else repr(body)
+        text += f"; body: {clip(redact(raw, secret), BODY_PREVIEW_CHARS)}"
     code = str(fields.get("code") or "")
     kind = str(fields.get("type") or "")
     if status_code in (400, 413, 422) and (
