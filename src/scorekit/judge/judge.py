@@ -108,15 +108,17 @@ class Judge:
             cached).
         cache_dir: the cache folder (default ``.scorekit/`` under the working directory).
         context_window: the local judge's window in tokens (default 8,192, ``>= 256``).
-        base_url: the endpoint for a model string (required for ``openai-compatible``
-            unless ``OPENAI_COMPATIBLE_BASE_URL`` is set); wins over the environment.
+        base_url: the endpoint for a model string, an ``http(s)://`` URL with a host
+            (required for ``openai-compatible`` unless ``OPENAI_COMPATIBLE_BASE_URL`` is set);
+            wins over the environment.
         api_key: the API key for a model string; wins over the environment. Never shown in
             ``repr``, errors, logs, results or cache keys.
 
     Raises:
         ConfigError: an option is invalid (``field`` names it).
         JudgeUnavailableError: the model string is malformed, its provider unknown, or its
-            API key, base URL or optional extra missing; the message says what to set.
+            API key, base URL or optional extra missing, or a ``<PROVIDER>_BASE_URL``
+            variable malformed; the message says what to set.
 
     Example::
 
