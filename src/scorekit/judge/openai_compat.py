@@ -116,9 +116,6 @@ class OpenAICompatibleModel:
         assert self._resolved.base_url is not None  # the resolver guarantees it
         return self._resolved.base_url
 
-    async def _before_send(self, request: JudgeRequest, base_url: str) -> None:
-        """Hook run before each request (the local judge checks the context window)."""
-
     @property
     def clients(self) -> LoopClients[Any]:
         """The SDK clients, per event loop."""
@@ -201,7 +198,6 @@ class OpenAICompatibleModel:
         """
         base_url = await self._base_url()
         check_request_allowed(base_url, self.model_id)
-        await self._before_send(request, base_url)
         client = await self._clients.get(lambda: self._new_client(base_url))
         mode = self._mode
         while True:

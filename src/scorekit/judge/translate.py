@@ -154,15 +154,47 @@ def _first_int(patterns: tuple[re.Pattern[str], ...], text: str) -> int | None:
 
 
 def context_window_error(
-    *, model_id: str, prompt_tokens: int | None, context_window: int | None, detail: str = ""
+    *,
+    model_id: str,
+    prompt_tokens: int | None,
+    context_window: int | None,
+    detail: str = "",
+    reply_tokens: int | None = None,
+    cut_off: bool = False,
+    hint: str = "",
 ) -> JudgeContextWindowError:
-    """Build the error for a prompt that does not fit the window, with both sizes if known."""
+    """Build the error for a prompt that does not fit the window, with the sizes known.
+
+    Args:
+        model_id: ``"provider/model"``.
+        prompt_tokens: the prompt's size in tokens, if known.
+        context_window: the window in tokens, if known.
+        detail: the provider's own message, quoted at the end.
+        reply_tokens: the room the prompt leaves for the reply, when that is the problem
+            (the prompt fits, the reply does not).
+        cut_off: the reply was cut off where the window ends (``reply_tokens`` is the room).
+        hint: a more specific remedy, appended.
+    """
     size = f"the prompt ({prompt_tokens} tokens)" if prompt_tokens is not None else "the prompt"
     window = f" ({context_window} tokens)" if context_window is not None else ""
-    message = (
-        f"{size} does not fit the context window{window} of {model_id}; it is not truncated. "
-        "Shorten the input or context, or use a model with a larger window"
+    if reply_tokens is not None and cut_off:
+        message = (
+            f"the reply was cut off at {reply_tokens} tokens, where the context "
+            f"window{window} of {model_id} ends: {size} leaves no more room for it"
+        )
+    elif reply_tokens is not None:
+        message = (
+            f"{size} leaves {reply_tokens} tokens of the context window{window} of {model_id} "
+            "for the reply, too few to answer; nothing was generated"
+        )
+    else:
+        message = f"{size} does not fit the context window{window} of {model_id}"
+    message += (
+        "; the prompt is not truncated. Shorten the input or context, or use a model with a "
+        "larger window"
     )
+    if hint:
+        message += f" ({hint})"
     if detail:
         message += f" (provider said: {detail})"
     return JudgeContextWindowError(
