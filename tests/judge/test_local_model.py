@@ -141,3 +141,15 @@ def test_reply_budget_arithmetic() -> None:
     assert reply_budget(prompt_tokens=508, context_window=512, requested=4) == 4  # asked little
     assert reply_budget(prompt_tokens=600, context_window=512, requested=None) is None
     assert MIN_REPLY_TOKENS == 16
+
+
+async def test_the_first_call_is_timed_without_the_model_loading() -> None:
+    from scorekit.judge.local import stop_local_servers
+
+    stop_local_servers()  # the next call loads the model again (0.5-1 s here, GIL held)
+    judge = Judge("local/smollm2", timeout=1.0, cache=False, max_tokens=16)
+    # a short prompt: evaluating it takes ~0.3 s on two cores, well within the timeout, but
+    # not together with the load, which used to count
+    result = await judge.generate_object('Paris, France: relevant? {"label": ...}', Relevance)
+    assert result.value.label in ALLOWED
+    assert judge.model.server.running

