@@ -11,6 +11,7 @@ import uuid
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from scorekit import (
     JudgeContextWindowError,
@@ -418,3 +419,25 @@ async def test_a_runaway_invalid_reply_is_kept_cut_to_20k_characters(
     assert raw.startswith(long_reply[:20_000])
     assert raw.endswith("[60000 more characters]")
     assert len(str(info.value)) < 2000
+
+
+class Score(BaseModel):
+    score: float
+
+
+@pytest.mark.parametrize("token", ["NaN", "Infinity", "-Infinity"])
+async def test_non_finite_numbers_fail_validation_and_are_repaired(
+    server: ScriptedServer, token: str
+) -> None:
+    server.enqueue(Reply(f'{{"score": {token}}}'), Reply('{"score": 0.5}'))
+    result = await make_judge(server).generate_object("x", Score)
+    assert result.value.score == 0.5
+    assert result.usage.calls == 2
+    assert token in server.chat_requests[1]["messages"][-1]["content"]
+
+
+async def test_non_finite_numbers_twice_fail_with_raw_text(server: ScriptedServer) -> None:
+    server.enqueue(Reply('{"score": NaN}'), Reply('{"score": Infinity}'))
+    with pytest.raises(JudgeOutputError, match="non-finite") as info:
+        await make_judge(server).generate_object("x", Score)
+    assert info.value.raw_output == '{"score": Infinity}'
