@@ -14,8 +14,10 @@ again with the next weaker mode, which is then remembered for that model.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
+import ssl
 from typing import Any
 
 import openai
@@ -28,7 +30,7 @@ from scorekit.judge.structured import is_strict_schema, schema_instruction
 from scorekit.judge.testing import check_request_allowed
 from scorekit.judge.translate import BODY_PREVIEW_CHARS, clip, http_error, redact, token_count
 
-__all__ = ["OpenAICompatibleModel"]
+__all__ = ["OpenAICompatibleModel", "shared_ssl_context"]
 
 _WEAKER: dict[StructuredMode, StructuredMode] = {
     "json_schema": "json_object",
@@ -64,6 +66,20 @@ def _content_text(content: Any) -> str:
                 texts.append(part["text"])
         return "".join(texts)
     raise TypeError(f"unexpected content {type(content).__name__}")
+
+
+@functools.lru_cache(maxsize=1)
+def shared_ssl_context() -> ssl.SSLContext:
+    """The TLS context every SDK client shares, made once per process.
+
+    The HTTP client's default builds a context (and loads the CA bundle) per client: ~20 ms
+    and most of a megabyte, paid again by each event loop the sync bridge runs a call on.
+    One context serves any number of connections, threads and loops. It is the HTTP client's
+    own default context (system or ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` CAs, as it reads them).
+    """
+    import httpx2  # the openai SDK's HTTP client, imported with it
+
+    return httpx2.create_ssl_context()
 
 
 def _message(message: ChatMessage) -> dict[str, str]:
@@ -131,7 +147,9 @@ class OpenAICompatibleModel:
             # task on whatever loop is running then: a loop other than its own once the sync
             # bridge's worker loop has ended ("Event loop is closed" noise). The plain client
             # does not.
-            "http_client": openai.DefaultAsyncHttpxClient(timeout=timeout),
+            "http_client": openai.DefaultAsyncHttpxClient(
+                timeout=timeout, verify=shared_ssl_context()
+            ),
         }
         if resolved.provider.protocol == "azure":
             return openai.AsyncAzureOpenAI(
