@@ -148,3 +148,14 @@ async def test_a_bridged_call_does_not_rebuild_the_tls_context(server: ScriptedS
     for i in range(20):
         assert scorer.run_sync(output=f"item {i}").status == "ok"
     assert time.perf_counter() - started < 0.3  # ~0.09 s here; 0.66 s with a context each
+
+
+async def test_clients_of_a_dropped_registry_are_closed_while_the_loop_runs() -> None:
+    # a judge gone out of scope in a long-lived loop (a notebook) closes its clients at once,
+    # instead of leaving them to the garbage collector (aiohttp warns, sockets linger)
+    clients: LoopClients[_Client] = LoopClients(_close)
+    client = await clients.get(_Client)
+    del clients
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert client.closed

@@ -13,6 +13,10 @@ async generator with the loop, and ``loop.shutdown_asyncgens()`` (run by ``async
 ``asyncio.Runner``, the sync bridge and pytest-asyncio before they close a loop) finalises it,
 which closes the clients while the loop still runs and drops the entry.
 
+A ``LoopClients`` dropped while its loops still run (a judge gone out of scope in a long-lived
+loop) closes its clients at once: nothing but the suspended generator holds them, and the
+loop's finaliser hook runs its clean-up.
+
 A loop closed *without* that shutdown (``loop.close()`` alone) cannot close its clients any
 more: the next time a client is created, entries of closed loops are dropped so the map
 stays bounded, and the garbage collector then closes their sockets.
@@ -23,12 +27,34 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+import weakref
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Generic, TypeVar
 
 __all__ = ["LoopClients"]
 
 C = TypeVar("C")
+
+
+async def _close_at_shutdown(
+    owner: weakref.ref[LoopClients[C]],
+    loop: asyncio.AbstractEventLoop,
+    clients: list[C],
+    close: Callable[[C], Awaitable[None]],
+) -> AsyncGenerator[None, None]:
+    """Wait (suspended) until the loop shuts down or the owner is dropped; then close."""
+    try:
+        yield
+    finally:
+        registry = owner()
+        if registry is not None:
+            registry._forget(loop, clients)
+        drained = list(clients)
+        clients.clear()
+        for client in drained:
+            # a failing close must not keep the others open
+            with contextlib.suppress(Exception):
+                await close(client)
 
 
 class _Entry(Generic[C]):
@@ -91,27 +117,21 @@ class LoopClients(Generic[C]):
             if existing is not None:
                 return existing
             self._entries[loop] = entry
-        closer = self._closer(loop, entry)
+        # the generator holds the clients and a weak reference back: no cycle, so a
+        # LoopClients dropped while its loops run (a judge gone out of scope) frees the
+        # generator at once, and the loop's finaliser hook closes the clients
+        closer = _close_at_shutdown(weakref.ref(self), loop, entry.clients, self._close)
         entry.closer = closer  # the loop only holds it weakly
         # the first step runs to the ``yield`` and registers the generator with the loop
         await closer.__anext__()
         return entry
 
-    async def _closer(
-        self, loop: asyncio.AbstractEventLoop, entry: _Entry[C]
-    ) -> AsyncGenerator[None, None]:
-        try:
-            yield
-        finally:
-            with self._lock:
-                if self._entries.get(loop) is entry:
-                    del self._entries[loop]
-                clients, entry.clients = entry.clients, []
-            entry.closer = None
-            for client in clients:
-                # a failing close must not keep the others open
-                with contextlib.suppress(Exception):
-                    await self._close(client)
+    def _forget(self, loop: asyncio.AbstractEventLoop, clients: list[C]) -> None:
+        with self._lock:
+            entry = self._entries.get(loop)
+            if entry is not None and entry.clients is clients:
+                del self._entries[loop]
+                entry.closer = None
 
     async def aclose(self) -> None:
         """Close the running loop's clients now (they are recreated on next use)."""
