@@ -192,7 +192,8 @@ class Judge:
         limiter_key = (
             repr(sorted(identity.items())) if identity else f"{built.model_id}#{id(built)}"
         )
-        self._limiter = shared_limiter(limiter_key, settings.concurrency)
+        # the claim on the shared ceiling ends with this judge (ratelimit.py)
+        self._limiter = shared_limiter(limiter_key, settings.concurrency, owner=self)
         layered: JudgeModel = TimeoutModel(built, settings.timeout)
         layered = RateLimitedModel(layered, self._limiter)
         layered = RetryingModel(
@@ -232,6 +233,7 @@ class Judge:
         twin = copy.copy(self)
         twin.instructions = instructions
         twin.has_own_instructions = True
+        twin._limiter.claim(self.settings.concurrency, owner=twin)
         return twin
 
     def _request(self, prompt: str, spec: SchemaSpec | None, step: str | None) -> JudgeRequest:
