@@ -8,7 +8,9 @@ response that never comes (``hang=True``: the connection stays silent until the 
 stops or ``hang_s`` passes, then closes).
 
 Every request is recorded (path, headers, decoded JSON body) in ``server.requests``, and the
-largest number of requests handled at once in ``server.max_in_flight``.
+largest number of requests handled at once in ``server.max_in_flight``. ``server.handling_s``
+sums the server's own time per request (from its headers being parsed to its reply written,
+scripted delays excluded), so benchmarks can subtract what the server costs.
 """
 
 from __future__ import annotations
@@ -120,6 +122,8 @@ class ScriptedServer:
         self.latency = latency
         self.requests: list[RecordedRequest] = []
         self.max_in_flight = 0
+        self.handling_s = 0.0
+        self.handled = 0
         self._in_flight = 0
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
@@ -189,6 +193,8 @@ class ScriptedServer:
             self._queue.clear()
             self.requests.clear()
             self.max_in_flight = 0
+            self.handling_s = 0.0
+            self.handled = 0
             self._in_flight = 0
         self._release_hangs.set()  # end the silent connections of earlier tests
         self._release_hangs = threading.Event()
@@ -208,6 +214,8 @@ class ScriptedServer:
         return default(body) if callable(default) else default
 
     def _handle(self, handler: BaseHTTPRequestHandler) -> None:
+        started = time.perf_counter()
+        waited = 0.0
         length = int(handler.headers.get("Content-Length") or 0)
         raw = handler.rfile.read(length)
         try:
@@ -227,6 +235,7 @@ class ScriptedServer:
             wait = reply.delay + self.latency
             if wait:
                 time.sleep(wait)
+                waited = wait
             if reply.hang:
                 with self._lock:
                     self._in_flight -= 1  # a silent connection is not "handled at once"
@@ -237,9 +246,12 @@ class ScriptedServer:
                     self._in_flight += 1  # balanced by the finally below
                 return
             self._send(handler, reply, body)
+            handler.wfile.flush()
         finally:
             with self._lock:
                 self._in_flight -= 1
+                self.handling_s += time.perf_counter() - started - waited
+                self.handled += 1
 
     def _send(self, handler: BaseHTTPRequestHandler, reply: Reply, body: Any) -> None:
         if reply.body is not None:
