@@ -1,7 +1,9 @@
 """The one bridge from sync code to scorekit's async core.
 
 Outside an event loop, the coroutine runs on a private loop kept per thread (much cheaper than a
-new loop per call); the loop is closed when its thread ends or the interpreter exits. Inside a
+new loop per call); when its thread ends or the interpreter exits, the loop is shut down as
+``asyncio.run`` does (async generators finalised, which closes the judge's SDK clients) and
+closed. Inside a
 running loop (a notebook, a FastAPI handler), it runs on a fresh loop in a worker thread, with
 the caller's context variables, so the caller's loop is neither re-entered nor patched.
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import contextvars
 import threading
 import weakref
@@ -35,7 +38,13 @@ class _LoopHolder:
 
 def _close(loop: asyncio.AbstractEventLoop) -> None:
     if not loop.is_closed() and not loop.is_running():
-        loop.close()
+        try:
+            # what asyncio.run does before closing: async generators are finalised, which is
+            # how the judge's SDK clients close their connections (scorekit.judge.clients)
+            with contextlib.suppress(Exception):
+                loop.run_until_complete(loop.shutdown_asyncgens())
+        finally:
+            loop.close()
 
 
 _open_loops: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()

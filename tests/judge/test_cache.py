@@ -1,11 +1,14 @@
 from __future__ import annotations
 
+import os
 import sqlite3
 import uuid
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel, field_validator
 
+from scorekit.errors import ConfigError, JudgeOutputError
 from scorekit.judge import Judge, ScriptedJudge
 from scorekit.judge.cache import CACHE_FILE, CachingModel, cache_key
 from scorekit.judge.model import ChatMessage, JudgeRequest
@@ -106,3 +109,108 @@ async def test_cached_rows_hold_no_api_key(server: ScriptedServer, tmp_path: Pat
     assert secret not in repr(rows)
     for path in tmp_path.iterdir():
         assert secret.encode() not in path.read_bytes()
+
+
+class Scored(BaseModel):
+    """Passes its JSON schema for any integer; the validator accepts 0-10 only."""
+
+    score: int
+
+    @field_validator("score")
+    @classmethod
+    def _in_range(cls, value: int) -> int:
+        if not 0 <= value <= 10:
+            raise ValueError("score must be within 0-10")
+        return value
+
+
+async def test_replies_failing_a_pydantic_validator_are_not_cached(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    name = f"c-{uuid.uuid4().hex[:6]}"
+    # schema-valid but validator-invalid, and so is the repair reply
+    server.enqueue(Reply('{"score": 42}'), Reply('{"score": 99}'))
+    with pytest.raises(JudgeOutputError):
+        await cached_judge(server, tmp_path, name).generate_object("x", Scored)
+    assert len(cached_judge(server, tmp_path, name).layers.cache) == 0  # type: ignore[attr-defined]
+    # a later run asks the server again instead of failing from the cache
+    server.enqueue(Reply('{"score": 7}'))
+    again = await cached_judge(server, tmp_path, name).generate_object("x", Scored)
+    assert again.value == Scored(score=7)
+    assert again.usage.cache_hits == 0
+    assert len(server.requests) == 3
+
+
+# -- cache_dir problems fail at construction, naming the path -----------------------------------
+
+
+def judge_with_cache_dir(server: ScriptedServer, folder: Path) -> Judge:
+    return Judge(
+        f"openai-compatible/c-{uuid.uuid4().hex[:6]}", base_url=server.base_url, cache_dir=folder
+    )
+
+
+def test_cache_dir_that_is_a_file_is_a_config_error(server: ScriptedServer, tmp_path: Path) -> None:
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("not a folder")
+    for folder in (a_file, a_file / "sub"):
+        with pytest.raises(ConfigError, match="cache_dir") as info:
+            judge_with_cache_dir(server, folder)
+        assert info.value.field == "cache_dir"
+        assert str(a_file) in str(info.value)
+
+
+def test_cache_dir_that_cannot_be_created_is_a_config_error(server: ScriptedServer) -> None:
+    folder = Path("/proc/scorekit-cannot-create/cache")
+    if not Path("/proc").is_dir():
+        pytest.skip("needs /proc")
+    with pytest.raises(ConfigError, match="cannot be created") as info:
+        judge_with_cache_dir(server, folder)
+    assert info.value.field == "cache_dir"
+    assert "/proc/scorekit-cannot-create" in str(info.value)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
+def test_unwritable_cache_dir_is_a_config_error(server: ScriptedServer, tmp_path: Path) -> None:
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o555)
+    try:
+        with pytest.raises(ConfigError, match="not writable") as info:
+            judge_with_cache_dir(server, folder)
+        assert info.value.field == "cache_dir"
+    finally:
+        folder.chmod(0o755)
+
+
+def test_a_garbage_cache_file_is_a_config_error_naming_it(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    database = tmp_path / CACHE_FILE
+    database.write_bytes(b"this is not a database\n" * 100)
+    with pytest.raises(ConfigError) as info:
+        judge_with_cache_dir(server, tmp_path)
+    assert info.value.field == "cache_dir"
+    assert str(database) in str(info.value)
+    assert "not a SQLite database" in str(info.value)
+    assert database.read_bytes().startswith(b"this is not")  # left alone: the user decides
+
+
+async def test_a_cache_failing_at_run_time_is_bypassed_with_a_warning(
+    server: ScriptedServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    judge = judge_with_cache_dir(server, tmp_path)
+    await judge.generate_object("x", Relevance)
+    # the file is replaced behind the judge's back (another process, a full disk ...)
+    judge.layers.cache.close()  # type: ignore[attr-defined]
+    (tmp_path / CACHE_FILE).write_bytes(b"garbage" * 1000)
+    for suffix in ("-wal", "-shm"):
+        (tmp_path / (CACHE_FILE + suffix)).unlink(missing_ok=True)
+    with caplog.at_level("WARNING", logger="scorekit.judge"):
+        first = await judge.generate_object("x", Relevance)
+        second = await judge.generate_object("y", Relevance)
+    assert first.value.label == second.value.label == "high"
+    assert len(server.requests) == 3
+    warnings = [r for r in caplog.records if "cache" in r.getMessage()]
+    assert len(warnings) == 1  # once, not on every call
+    assert str(tmp_path / CACHE_FILE) in warnings[0].getMessage()

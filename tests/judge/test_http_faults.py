@@ -11,6 +11,7 @@ import uuid
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from scorekit import (
     JudgeContextWindowError,
@@ -290,3 +291,153 @@ async def test_empty_text_reply_is_an_output_error(server: ScriptedServer) -> No
     server.enqueue(Reply(""))
     with pytest.raises(JudgeOutputError, match="empty"):
         await make_judge(server).generate_text("Why?")
+
+
+# -- bodies that are not a chat completion: the raw text is kept, without the key ---------------
+
+SECRET = "sk-scorekit-body-SECRET-777"
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [
+        ('{"choices": [{"message": {"content": "{\\"label\\": ', "application/json"),
+        ("<html><body>Bad gateway (proxy)</body></html>", "application/json"),
+        ("<html><body>Bad gateway (proxy)</body></html>", "text/html"),
+        ('{"object": "list", "data": []}', "application/json"),
+    ],
+    ids=["truncated-json", "html-as-json", "html", "json-not-a-completion"],
+)
+async def test_a_200_with_a_malformed_body_keeps_the_raw_body(
+    server: ScriptedServer, body: str, content_type: str
+) -> None:
+    server.enqueue(Reply(body=body, content_type=content_type))
+    with pytest.raises(ScorerRunError) as info:
+        await relevance_scorer(make_judge(server)).run(output="o")
+    cause = info.value.__cause__
+    assert isinstance(cause, JudgeOutputError)
+    assert cause.raw_output == body
+    assert "malformed response body" in str(cause)
+    assert body[:40] in str(cause)
+    partial = info.value.result
+    assert partial is not None
+    assert partial.error is not None
+    assert partial.error.raw_output == body
+    assert len(server.requests) == 1  # not retried, not repaired
+
+
+async def test_a_malformed_body_is_truncated_and_scrubbed_of_the_key(
+    server: ScriptedServer,
+) -> None:
+    body = f"<html>echo: Authorization: Bearer {SECRET} " + "x" * 50_000 + "</html>"
+    server.enqueue(Reply(body=body))
+    with pytest.raises(JudgeOutputError) as info:
+        await make_judge(server, api_key=SECRET).generate_object("x", Relevance)
+    raw = info.value.raw_output
+    assert raw is not None
+    assert SECRET not in raw
+    assert SECRET not in str(info.value)
+    assert raw.startswith("<html>echo: Authorization: Bearer ***")
+    assert 2000 <= len(raw) <= 2100  # the first 2,000 characters and a marker
+    assert len(str(info.value)) < 1000
+
+
+async def test_an_http_error_with_an_html_body_names_the_body(server: ScriptedServer) -> None:
+    page = "<html><title>503 Service Unavailable</title><body>upstream down</body></html>"
+    server.enqueue(*[Reply(status=503, body=page, content_type="text/html") for _ in range(2)])
+    with pytest.raises(JudgeHTTPError) as info:
+        await make_judge(server, max_retries=1, api_key=SECRET).generate_object("x", Relevance)
+    assert info.value.status_code == 503
+    assert "upstream down" in str(info.value)
+    assert SECRET not in str(info.value)
+    assert len(server.requests) == 2
+
+
+# -- usage fields the server got wrong never fail the call -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("usage", "expected"),
+    [
+        ({"prompt_tokens": "abc", "completion_tokens": 5}, (0, 5)),
+        ({"prompt_tokens": -3, "completion_tokens": -1}, (0, 0)),
+        ({"prompt_tokens": 1e30, "completion_tokens": 2}, (10_000_000, 2)),
+        ({"prompt_tokens": 12.0, "completion_tokens": "7"}, (12, 7)),
+        ({"prompt_tokens": None, "completion_tokens": True}, (0, 0)),
+        ({"prompt_tokens": float("nan"), "completion_tokens": []}, (0, 0)),
+        ("lots", (0, 0)),
+        (None, (0, 0)),
+    ],
+    ids=[
+        "text",
+        "negative",
+        "absurd",
+        "float-and-digits",
+        "null-and-bool",
+        "nan-and-list",
+        "str",
+        "null",
+    ],
+)
+async def test_bad_usage_fields_count_zero_or_clamp(
+    server: ScriptedServer, usage: Any, expected: tuple[int, int]
+) -> None:
+    body = {
+        "choices": [
+            {
+                "message": {"role": "assistant", "content": '{"label": "low"}'},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": usage,
+    }
+    # NaN is not JSON: send it the way Python's encoder does, as a bare token
+    server.enqueue(Reply(body=json.dumps(body)))
+    result = await make_judge(server).generate_object("x", Relevance)
+    assert result.value.label == "low"
+    assert (result.usage.input_tokens, result.usage.output_tokens) == expected
+    assert (result.usage.calls, result.usage.attempts) == (1, 1)
+
+
+async def test_content_given_as_a_list_of_parts_is_joined(server: ScriptedServer) -> None:
+    parts = [{"type": "text", "text": '{"label": '}, {"type": "text", "text": '"medium"}'}]
+    server.enqueue(Reply(message={"role": "assistant", "content": parts}))
+    result = await make_judge(server).generate_object("x", Relevance)
+    assert result.value.label == "medium"
+    assert result.raw_text == '{"label": "medium"}'
+
+
+async def test_a_runaway_invalid_reply_is_kept_cut_to_20k_characters(
+    server: ScriptedServer,
+) -> None:
+    long_reply = "I think " * 10_000  # 80,000 characters, no JSON
+    server.enqueue(Reply(long_reply), Reply(long_reply))
+    with pytest.raises(JudgeOutputError) as info:
+        await make_judge(server).generate_object("x", Relevance)
+    raw = info.value.raw_output
+    assert raw is not None
+    assert raw.startswith(long_reply[:20_000])
+    assert raw.endswith("[60000 more characters]")
+    assert len(str(info.value)) < 2000
+
+
+class Score(BaseModel):
+    score: float
+
+
+@pytest.mark.parametrize("token", ["NaN", "Infinity", "-Infinity"])
+async def test_non_finite_numbers_fail_validation_and_are_repaired(
+    server: ScriptedServer, token: str
+) -> None:
+    server.enqueue(Reply(f'{{"score": {token}}}'), Reply('{"score": 0.5}'))
+    result = await make_judge(server).generate_object("x", Score)
+    assert result.value.score == 0.5
+    assert result.usage.calls == 2
+    assert token in server.chat_requests[1]["messages"][-1]["content"]
+
+
+async def test_non_finite_numbers_twice_fail_with_raw_text(server: ScriptedServer) -> None:
+    server.enqueue(Reply('{"score": NaN}'), Reply('{"score": Infinity}'))
+    with pytest.raises(JudgeOutputError, match="non-finite") as info:
+        await make_judge(server).generate_object("x", Score)
+    assert info.value.raw_output == '{"score": Infinity}'

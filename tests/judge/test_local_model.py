@@ -73,3 +73,83 @@ async def test_prompt_larger_than_the_window_fails_before_the_call() -> None:
     assert partial.status == "error"
     assert partial.error is not None
     assert partial.error.type == "JudgeContextWindowError"
+
+
+def prompt_leaving(judge: Judge, room: int) -> str:
+    """A prompt that leaves about ``room`` tokens of the window free (sized by the model)."""
+    model = judge.model
+    assert isinstance(model, LocalModel)
+    window = model.context_window
+
+    def free(words: int) -> int:
+        text = "the context says many things " * words
+        messages = [
+            {"role": "system", "content": judge.instructions},
+            {"role": "user", "content": text},
+        ]
+        return window - model.server.count_prompt_tokens(messages)
+
+    low, high = 1, window  # free(low) > room >= free(high)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if free(middle) > room:
+            low = middle
+        else:
+            high = middle
+    assert 0 < free(high) <= room
+    return "the context says many things " * high
+
+
+async def test_a_prompt_leaving_no_room_for_the_reply_fails_before_the_call() -> None:
+    judge = Judge("local/smollm2", context_window=512, cache=False, max_tokens=4096)
+    prompt = prompt_leaving(judge, 10)
+    with pytest.raises(JudgeContextWindowError) as info:
+        await judge.generate_object(prompt, Relevance)
+    error = info.value
+    assert error.context_window == 512
+    assert error.prompt_tokens is not None
+    assert 502 <= error.prompt_tokens < 512
+    left = 512 - error.prompt_tokens
+    assert f"leaves {left} tokens" in str(error)
+    assert "4096" not in str(error)
+    assert error.usage is not None
+    assert error.usage.calls == 1  # one attempt, refused before anything was generated
+
+
+async def test_the_reply_budget_is_capped_to_the_room_left_in_the_window() -> None:
+    judge = Judge("local/smollm2", context_window=512, cache=False)
+    prompt = prompt_leaving(judge, 40) + "\nNow write a very long story about the sea."
+    # free text runs until the window is full: a cut-off at the window is a window error,
+    # not a retry asking max_tokens=4096 of a 512-token window
+    with pytest.raises(JudgeContextWindowError, match="cut off") as info:
+        await judge.generate_text(prompt)
+    error = info.value
+    assert error.context_window == 512
+    assert error.prompt_tokens is not None
+    assert "4096" not in str(error)
+    assert error.usage is not None
+    assert error.usage.calls == 1
+
+
+def test_reply_budget_arithmetic() -> None:
+    from scorekit.judge.local import MIN_REPLY_TOKENS, reply_budget
+
+    assert reply_budget(prompt_tokens=100, context_window=512, requested=None) == 412
+    assert reply_budget(prompt_tokens=100, context_window=512, requested=64) == 64
+    assert reply_budget(prompt_tokens=100, context_window=512, requested=4096) == 412
+    assert reply_budget(prompt_tokens=500, context_window=512, requested=None) is None
+    assert reply_budget(prompt_tokens=508, context_window=512, requested=4) == 4  # asked little
+    assert reply_budget(prompt_tokens=600, context_window=512, requested=None) is None
+    assert MIN_REPLY_TOKENS == 16
+
+
+async def test_the_first_call_is_timed_without_the_model_loading() -> None:
+    from scorekit.judge.local import stop_local_servers
+
+    stop_local_servers()  # the next call loads the model again (0.5-1 s here, GIL held)
+    judge = Judge("local/smollm2", timeout=1.0, cache=False, max_tokens=16)
+    # a short prompt: evaluating it takes ~0.3 s on two cores, well within the timeout, but
+    # not together with the load, which used to count
+    result = await judge.generate_object('Paris, France: relevant? {"label": ...}', Relevance)
+    assert result.value.label in ALLOWED
+    assert judge.model.server.running

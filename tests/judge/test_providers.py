@@ -199,3 +199,64 @@ def test_importing_scorekit_loads_no_provider_sdk() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# -- base URLs are validated at construction ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("bad", "hint"),
+    [
+        ("not a url", ""),
+        ("127.0.0.1:8000", "http://127.0.0.1:8000"),
+        ("localhost:8000/v1", "http://localhost:8000/v1"),
+        ("ftp://x", ""),
+        ("http://", ""),
+        ("http:///v1", ""),
+        ("https://host:notaport/v1", ""),
+        ("http://bad host/v1", ""),
+    ],
+)
+def test_a_malformed_base_url_argument_is_a_config_error(bad: str, hint: str) -> None:
+    with pytest.raises(ConfigError, match="base_url") as info:
+        Judge("openai-compatible/m", base_url=bad, cache=False)
+    assert info.value.field == "base_url"
+    assert repr(bad) in str(info.value)
+    assert hint in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("model", "var", "env"),
+    [
+        ("vllm/m", "VLLM_BASE_URL", {}),
+        ("openai/gpt-4o-mini", "OPENAI_BASE_URL", {"OPENAI_API_KEY": "k"}),
+        ("groq/llama", "GROQ_BASE_URL", {"GROQ_API_KEY": "k"}),
+        (
+            "azure/deploy",
+            "AZURE_OPENAI_ENDPOINT",
+            {"AZURE_OPENAI_API_KEY": "k", "OPENAI_API_VERSION": "2024-10-21"},
+        ),
+    ],
+)
+def test_a_malformed_base_url_variable_names_the_variable(
+    model: str, var: str, env: dict[str, str]
+) -> None:
+    with pytest.raises(JudgeUnavailableError, match=var) as info:
+        resolve_model(model, env={**env, var: "127.0.0.1:8000"})
+    assert "http://127.0.0.1:8000" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "good", ["http://127.0.0.1:8000/v1", "https://api.example.com/v1/", "http://[::1]:8080"]
+)
+def test_well_formed_base_urls_are_accepted(good: str) -> None:
+    assert resolve_model("openai-compatible/m", base_url=good, env={}).base_url == good
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["openai//x", "openai/gpt\u200b-4o", "openai/gpt 4o", "openai/gpt-4o\n", "\ufeffopenai/x"],
+)
+def test_model_names_with_hidden_characters_or_a_leading_slash_are_refused(bad: str) -> None:
+    with pytest.raises(JudgeUnavailableError, match="malformed model string"):
+        resolve_model(bad, env={"OPENAI_API_KEY": "k"})

@@ -109,3 +109,24 @@ async def test_429s_lower_the_concurrency_of_the_model(server: ScriptedServer) -
     await judge.generate_object("x", Relevance)
     assert judge.limiter.limit == 4
     assert judge.limiter.ceiling == 8
+
+
+def test_a_judge_asking_for_less_holds_the_ceiling_down_only_while_it_lives() -> None:
+    import gc
+    import uuid
+
+    from scorekit.judge import Judge
+
+    model = f"openai-compatible/lim-{uuid.uuid4().hex[:6]}"
+    url = "http://127.0.0.1:9/v1"
+    wide = Judge(model, base_url=url, concurrency=8, cache=False)
+    narrow = Judge(model, base_url=url, concurrency=1, cache=False)
+    twin = narrow.with_instructions("Other instructions.")
+    assert wide.limiter is narrow.limiter is twin.limiter
+    assert (wide.limiter.ceiling, wide.limiter.limit) == (1, 1)
+    del narrow
+    gc.collect()
+    assert wide.limiter.ceiling == 1  # the twin shares the narrow judge's settings
+    del twin
+    gc.collect()
+    assert (wide.limiter.ceiling, wide.limiter.limit) == (8, 8)

@@ -81,3 +81,11 @@ def test_key_from_the_environment_is_not_in_repr(monkeypatch: pytest.MonkeyPatch
     judge = Judge("groq/llama-3.1-8b-instant")
     assert SECRET not in repr(judge) + repr(judge.model) + repr(judge.layers)
     assert SECRET not in repr(vars(judge.settings))
+
+
+def test_short_keys_are_redacted_too() -> None:
+    from scorekit.judge.translate import redact
+
+    assert redact("key=k9 sent", "k9") == "key=*** sent"
+    assert redact("nothing to hide", None) == "nothing to hide"
+    assert redact("nothing to hide", "  ") == "nothing to hide"

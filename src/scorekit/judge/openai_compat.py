@@ -14,22 +14,23 @@ again with the next weaker mode, which is then remembered for that model.
 
 from __future__ import annotations
 
-import asyncio
+import functools
+import json
 import re
-import threading
-import weakref
+import ssl
 from typing import Any
 
 import openai
 
-from scorekit.errors import JudgeError, JudgeHTTPError, JudgeTimeoutError
+from scorekit.errors import JudgeError, JudgeHTTPError, JudgeOutputError, JudgeTimeoutError
+from scorekit.judge.clients import LoopClients
 from scorekit.judge.model import ChatMessage, JudgeRequest, JudgeResponse
 from scorekit.judge.providers import ResolvedModel, StructuredMode
 from scorekit.judge.structured import is_strict_schema, schema_instruction
 from scorekit.judge.testing import check_request_allowed
-from scorekit.judge.translate import http_error, redact
+from scorekit.judge.translate import BODY_PREVIEW_CHARS, clip, http_error, redact, token_count
 
-__all__ = ["OpenAICompatibleModel"]
+__all__ = ["OpenAICompatibleModel", "shared_ssl_context"]
 
 _WEAKER: dict[StructuredMode, StructuredMode] = {
     "json_schema": "json_object",
@@ -46,6 +47,41 @@ _SDK_TIMEOUT_MARGIN_S = 5.0
 """The SDK's own timeout sits above scorekit's hard per-attempt timeout, which fires first."""
 
 
+async def _close_client(client: Any) -> None:
+    await client.close()
+
+
+def _content_text(content: Any) -> str:
+    """The text of a reply message's ``content``: a string, or a list of parts (joined)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = []
+        for part in content:
+            if isinstance(part, str):
+                texts.append(part)
+            elif isinstance(part, dict) and isinstance(part.get("text"), str):
+                texts.append(part["text"])
+        return "".join(texts)
+    raise TypeError(f"unexpected content {type(content).__name__}")
+
+
+@functools.lru_cache(maxsize=1)
+def shared_ssl_context() -> ssl.SSLContext:
+    """The TLS context every SDK client shares, made once per process.
+
+    The HTTP client's default builds a context (and loads the CA bundle) per client: ~20 ms
+    and most of a megabyte, paid again by each event loop the sync bridge runs a call on.
+    One context serves any number of connections, threads and loops. It is the HTTP client's
+    own default context (system or ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` CAs, as it reads them).
+    """
+    import httpx2  # the openai SDK's HTTP client, imported with it
+
+    return httpx2.create_ssl_context()
+
+
 def _message(message: ChatMessage) -> dict[str, str]:
     return {"role": message.role, "content": message.content}
 
@@ -59,18 +95,15 @@ class OpenAICompatibleModel:
             above this layer).
 
     SDK clients are kept per event loop (a client's connections belong to the loop that opened
-    them, and the sync bridge runs calls on other loops), a few per loop used in turn.
+    them, and the sync bridge runs calls on other loops), a few per loop used in turn, and
+    closed when their loop shuts down (:mod:`scorekit.judge.clients`).
     """
 
     def __init__(self, resolved: ResolvedModel, *, timeout: float) -> None:
         self._resolved = resolved
         self._timeout = timeout
         self._mode: StructuredMode = resolved.provider.mode
-        self._lock = threading.Lock()
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, list[Any]] = (
-            weakref.WeakKeyDictionary()
-        )
-        self._turn = 0
+        self._clients: LoopClients[Any] = LoopClients(_close_client, per_loop=_CLIENTS_PER_LOOP)
 
     @property
     def model_id(self) -> str:
@@ -99,8 +132,10 @@ class OpenAICompatibleModel:
         assert self._resolved.base_url is not None  # the resolver guarantees it
         return self._resolved.base_url
 
-    async def _before_send(self, request: JudgeRequest, base_url: str) -> None:
-        """Hook run before each request (the local judge checks the context window)."""
+    @property
+    def clients(self) -> LoopClients[Any]:
+        """The SDK clients, per event loop."""
+        return self._clients
 
     def _new_client(self, base_url: str) -> Any:
         resolved = self._resolved
@@ -112,7 +147,9 @@ class OpenAICompatibleModel:
             # task on whatever loop is running then: a loop other than its own once the sync
             # bridge's worker loop has ended ("Event loop is closed" noise). The plain client
             # does not.
-            "http_client": openai.DefaultAsyncHttpxClient(timeout=timeout),
+            "http_client": openai.DefaultAsyncHttpxClient(
+                timeout=timeout, verify=shared_ssl_context()
+            ),
         }
         if resolved.provider.protocol == "azure":
             return openai.AsyncAzureOpenAI(
@@ -128,18 +165,6 @@ class OpenAICompatibleModel:
             api_key=resolved.api_key or "not-needed",
             **common,
         )
-
-    def _client(self, base_url: str) -> Any:
-        loop = asyncio.get_running_loop()
-        with self._lock:
-            clients = self._clients.get(loop)
-            if clients is None:
-                clients = self._clients[loop] = []
-            self._turn = (self._turn + 1) % _CLIENTS_PER_LOOP
-            if self._turn >= len(clients):
-                clients.append(self._new_client(base_url))
-                return clients[-1]
-            return clients[self._turn]
 
     def _params(self, request: JudgeRequest, mode: StructuredMode) -> dict[str, Any]:
         provider = self._resolved.provider
@@ -184,21 +209,23 @@ class OpenAICompatibleModel:
             JudgeTimeoutError: the SDK's own timeout fired.
             JudgeContextWindowError: the provider refused the prompt as too long.
             JudgeUnavailableError: remote calls are forbidden (test suites).
-            JudgeError: a malformed response body, a completion without choices, or any
-                other SDK failure.
+            JudgeOutputError: a success status whose body is not a chat completion
+                (malformed JSON, an HTML page, no ``choices``); ``raw_output`` holds the
+                body's first 2,000 characters, scrubbed of the API key.
+            JudgeError: any other SDK failure.
         """
         base_url = await self._base_url()
         check_request_allowed(base_url, self.model_id)
-        await self._before_send(request, base_url)
-        client = self._client(base_url)
+        client = await self._clients.get(lambda: self._new_client(base_url))
         mode = self._mode
         while True:
             try:
                 # client.post: the SDK's own request path (auth, Azure deployment URLs, error
                 # types) without its recursive TypedDict transform of the body, which costs
                 # ~1.5 ms per call for a nested JSON schema; the body is plain JSON already.
-                completion = await client.post(
-                    "/chat/completions", body=self._params(request, mode), cast_to=object
+                # cast_to=str: the body's text, decoded here, so a malformed body is kept.
+                body = await client.post(
+                    "/chat/completions", body=self._params(request, mode), cast_to=str
                 )
             except openai.BadRequestError as exc:
                 weaker = _WEAKER.get(mode)
@@ -212,30 +239,38 @@ class OpenAICompatibleModel:
                 raise self._translate(exc) from None
             except openai.OpenAIError as exc:
                 raise self._translate(exc) from None
-            except ValueError as exc:  # the SDK lets a malformed JSON body through
-                raise JudgeError(
-                    f"{self.model_id}: the server sent a malformed response body "
-                    f"({type(exc).__name__}: {redact(str(exc), self._resolved.api_key)[:200]})"
-                ) from None
-            return self._response(completion)
+            return self._response(str(body), request)
 
-    def _response(self, completion: Any) -> JudgeResponse:
+    def _response(self, body: str, request: JudgeRequest) -> JudgeResponse:
+        try:
+            completion = json.loads(body)
+        except ValueError as exc:
+            raise self._malformed(body, f"not JSON: {exc}", request) from None
         try:
             choice = completion["choices"][0]
-            text = choice["message"].get("content") or ""
+            message = choice["message"]
+            text = _content_text(message.get("content"))
             finish_reason = choice.get("finish_reason")
-            usage = completion.get("usage") or {}
         except (TypeError, KeyError, IndexError, AttributeError):
-            preview = redact(str(completion), self._resolved.api_key)[:200]
-            raise JudgeError(
-                f"{self.model_id}: the server sent a malformed response body: {preview!r}"
-            ) from None
+            raise self._malformed(body, "no choices[0].message", request) from None
+        usage = completion.get("usage")
+        if not isinstance(usage, dict):
+            usage = {}
         return JudgeResponse(
-            text=str(text),
-            finish_reason=finish_reason,
-            input_tokens=int(usage.get("prompt_tokens") or 0),
-            output_tokens=int(usage.get("completion_tokens") or 0),
+            text=text,
+            finish_reason=finish_reason if isinstance(finish_reason, str) else None,
+            input_tokens=token_count(usage.get("prompt_tokens")),
+            output_tokens=token_count(usage.get("completion_tokens")),
             model_id=self.model_id,
+        )
+
+    def _malformed(self, body: str, why: str, request: JudgeRequest) -> JudgeOutputError:
+        raw = clip(redact(body, self._resolved.api_key), BODY_PREVIEW_CHARS)
+        return JudgeOutputError(
+            f"{self.model_id}: the server sent a malformed response body ({why[:200]}): "
+            f"{raw[:300]!r}",
+            raw_output=raw,
+            schema_name=request.schema_name,
         )
 
     def _translate(self, exc: openai.OpenAIError) -> JudgeError:

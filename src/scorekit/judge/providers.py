@@ -18,12 +18,14 @@ from __future__ import annotations
 import difflib
 import importlib.util
 import os
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
-from scorekit.errors import JudgeUnavailableError
+from scorekit.errors import ConfigError, JudgeUnavailableError
 
 __all__ = [
     "PROVIDERS",
@@ -34,6 +36,7 @@ __all__ = [
     "build_model",
     "list_providers",
     "resolve_model",
+    "url_problem",
 ]
 
 Protocol = Literal["openai", "azure", "anthropic", "local", "test"]
@@ -257,23 +260,91 @@ def list_providers() -> list[Provider]:
 
 
 def _first_env(env: Mapping[str, str], names: tuple[str, ...]) -> str | None:
+    found = _first_env_named(env, names)
+    return found[1] if found else None
+
+
+def _first_env_named(env: Mapping[str, str], names: tuple[str, ...]) -> tuple[str, str] | None:
     for name in names:
         value = env.get(name)
         if value:
-            return value
+            return name, value
     return None
+
+
+def _hidden(char: str) -> bool:
+    """Control and format characters (zero-width spaces, BOMs, newlines ...)."""
+    return unicodedata.category(char)[0] == "C"
 
 
 def _split(model: str) -> tuple[str, str]:
     if not isinstance(model, str):
         raise JudgeUnavailableError(f"a model string must be a str, not {type(model).__name__}")
     provider, sep, name = model.partition("/")
+    local = provider == "local"
+    problem = ""
     if not sep or not provider.strip() or not name.strip() or provider != provider.strip():
+        problem = "expected '<provider>/<model>'"
+    elif any(_hidden(c) for c in model):
+        problem = "it contains invisible or control characters"
+    elif not local and any(c.isspace() for c in model):
+        problem = "it contains whitespace"
+    elif not local and name.startswith("/"):
+        problem = "the model name starts with '/'"  # only local/ takes absolute paths
+    if problem:
         raise JudgeUnavailableError(
-            f"malformed model string {model!r}: expected '<provider>/<model>', "
+            f"malformed model string {model!r}: {problem}; expected '<provider>/<model>', "
             "for example 'openai/gpt-4o-mini' or 'local/smollm2'"
         )
     return provider.lower(), name.strip()
+
+
+def url_problem(url: str) -> str | None:
+    """Say what is wrong with a base URL, or return ``None`` for a usable one.
+
+    A usable base URL is ``http://`` or ``https://`` with a host, a valid port if any, and no
+    whitespace or control characters. For a URL without a scheme that would be usable with
+    ``http://``, the answer suggests that.
+    """
+    if not url or any(c.isspace() or _hidden(c) for c in url):
+        return "it is empty or contains whitespace or control characters"
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https"):
+        problem = "it must start with http:// or https://"
+        if "://" not in url and url_problem(f"http://{url}") is None:
+            problem += f" (did you mean 'http://{url}'?)"
+        return problem
+    try:
+        host = parts.hostname
+        parts.port  # noqa: B018 - parsing the port raises for a malformed one
+    except ValueError as exc:
+        return f"its host or port is malformed ({exc})"
+    if not host:
+        return "it has no host"
+    return None
+
+
+def _checked_url(row: Provider, explicit: str | None, environ: Mapping[str, str]) -> str | None:
+    if explicit:
+        problem = url_problem(explicit)
+        if problem:
+            raise ConfigError(
+                f"base_url {explicit!r} is not a usable URL: {problem}; expected for example "
+                "'http://127.0.0.1:8000/v1'",
+                field="base_url",
+            )
+        return explicit
+    found = _first_env_named(environ, row.base_url_vars)
+    if found is None:
+        return row.base_url
+    variable, url = found
+    problem = url_problem(url)
+    if problem:
+        raise JudgeUnavailableError(
+            f"{variable}={url!r} is not a usable base URL for {row.name}: {problem}; set it "
+            "to a URL such as 'http://127.0.0.1:8000/v1'"
+        )
+    return url
 
 
 def _unknown(provider: str) -> JudgeUnavailableError:
@@ -330,8 +401,11 @@ def resolve_model(
 
     Raises:
         JudgeUnavailableError: the string is malformed, the provider unknown (with a
-            did-you-mean), the key or base URL missing (naming the variable to set), or an
-            optional extra is not installed (naming the ``pip install``).
+            did-you-mean), the key or base URL missing (naming the variable to set), a base
+            URL variable malformed (naming it), or an optional extra is not installed (naming
+            the ``pip install``).
+        ConfigError: ``base_url`` is not an ``http(s)://`` URL with a host
+            (``field="base_url"``).
     """
     environ: Mapping[str, str] = os.environ if env is None else env
     provider_name, name = _split(model)
@@ -347,7 +421,7 @@ def resolve_model(
         raise JudgeUnavailableError(
             'anthropic judges need the Anthropic SDK: pip install "scorekit[anthropic]"'
         )
-    url = base_url or _first_env(environ, row.base_url_vars) or row.base_url
+    url = _checked_url(row, base_url, environ)
     if not url:
         raise JudgeUnavailableError(
             f"the {row.name} provider has no default base URL: set "

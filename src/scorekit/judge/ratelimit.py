@@ -10,6 +10,12 @@ configured concurrency (the ceiling) and adapts like TCP congestion control:
 * on each success it grows by ``1 / window`` (additive increase: about one more slot per
   window's worth of successes), up to the ceiling.
 
+The ceiling is the smallest concurrency asked for by the judges *alive* on that model: a judge
+made with ``concurrency=1`` holds every judge on the model to one request at a time while it
+exists, and the ceiling goes back up once it is garbage-collected (a claim ends with its
+judge). A judge cannot raise the ceiling above what another live judge asked for: the
+provider limit someone configured is respected, but it does not outlive them.
+
 The limiter is thread-safe and works across event loops (the sync bridge runs calls on a
 worker thread's loop): waiters are futures of their own loop, woken thread-safely.
 """
@@ -17,7 +23,9 @@ worker thread's loop): waiters are futures of their own loop, woken thread-safel
 from __future__ import annotations
 
 import asyncio
+import itertools
 import threading
+import weakref
 from collections import deque
 from typing import Literal
 
@@ -47,11 +55,52 @@ class AdaptiveLimiter:
         self._active = 0
         self._epoch = 0
         self._waiters: deque[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = deque()
+        self._claims: dict[int, int] = {}
+        # claims whose owner was garbage-collected: appended by finalizers (which may run in
+        # the middle of any code, even while this thread holds the lock), settled under the
+        # lock at the next acquire or ceiling read
+        self._ended: deque[int] = deque()
+        self._tokens = itertools.count()
 
     @property
     def ceiling(self) -> int:
-        """The most requests in flight ever allowed."""
+        """The most requests in flight allowed.
+
+        The smallest concurrency claimed by a live judge (or the one given at construction).
+        """
+        if self._ended:
+            with self._lock:
+                self._settle_locked()
         return self._ceiling
+
+    def claim(self, ceiling: int, owner: object | None = None) -> None:
+        """Ask that at most ``ceiling`` requests be in flight.
+
+        The limiter's ceiling is the smallest live claim. A claim with an ``owner`` ends when
+        the owner is garbage-collected (the ceiling may then rise); one without lasts for the
+        limiter's life.
+        """
+        token = next(self._tokens)
+        with self._lock:
+            self._claims[token] = ceiling
+            self._settle_locked()
+        if owner is not None:
+            weakref.finalize(owner, self._ended.append, token)
+
+    def _settle_locked(self) -> None:
+        while self._ended:
+            self._claims.pop(self._ended.popleft(), None)
+        if not self._claims:
+            return
+        ceiling = min(self._claims.values())
+        if ceiling < self._ceiling:
+            self._window = min(self._window, float(ceiling))
+        elif ceiling > self._ceiling and self._window >= self._ceiling:
+            self._window = float(ceiling)  # it was held at the old ceiling, not throttled
+        raised = ceiling > self._ceiling
+        self._ceiling = ceiling
+        if raised:
+            self._wake_locked()
 
     @property
     def limit(self) -> int:
@@ -63,17 +112,12 @@ class AdaptiveLimiter:
         """Requests in flight now."""
         return self._active
 
-    def lower_ceiling(self, ceiling: int) -> None:
-        """Lower the ceiling (and the window) to ``ceiling`` if it is smaller."""
-        with self._lock:
-            if ceiling < self._ceiling:
-                self._ceiling = ceiling
-                self._window = min(self._window, float(ceiling))
-
     async def acquire(self) -> int:
         """Wait for a slot; return the epoch to pass back to :meth:`release`."""
         loop = asyncio.get_running_loop()
         with self._lock:
+            if self._ended:
+                self._settle_locked()
             if self._active < self.limit and not self._waiters:
                 self._active += 1
                 return self._epoch
@@ -130,19 +174,18 @@ class AdaptiveLimiter:
             future.set_result(None)
 
 
-def shared_limiter(key: str, ceiling: int) -> AdaptiveLimiter:
-    """Return the limiter shared by every judge on model ``key``.
+def shared_limiter(key: str, ceiling: int, owner: object | None = None) -> AdaptiveLimiter:
+    """Return the limiter shared by every judge on model ``key``, claiming ``ceiling``.
 
-    The first judge creates it; a later judge asking for a smaller concurrency lowers its
-    ceiling (the smallest concurrency asked for wins).
+    The ceiling is the smallest concurrency claimed by a live owner (see
+    :meth:`AdaptiveLimiter.claim`); without an ``owner`` the claim is permanent.
     """
     with _registry_lock:
         limiter = _registry.get(key)
         if limiter is None:
             limiter = _registry[key] = AdaptiveLimiter(ceiling)
-        else:
-            limiter.lower_ceiling(ceiling)
-        return limiter
+    limiter.claim(ceiling, owner)
+    return limiter
 
 
 class RateLimitedModel:

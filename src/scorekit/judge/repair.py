@@ -25,13 +25,24 @@ from typing import Any
 from scorekit.errors import JudgeOutputError
 from scorekit.judge.model import ChatMessage, JudgeRequest, JudgeResponse
 from scorekit.judge.structured import SchemaSpec, parse_output
+from scorekit.judge.translate import clip
 
-__all__ = ["LENGTH_RETRY_TOKENS", "ask_structured", "ask_text", "larger_budget", "repair_message"]
+__all__ = [
+    "LENGTH_RETRY_TOKENS",
+    "RAW_OUTPUT_CHARS",
+    "ask_structured",
+    "ask_text",
+    "larger_budget",
+    "repair_message",
+]
 
 Send = Callable[[JudgeRequest], Awaitable[JudgeResponse]]
 
 LENGTH_RETRY_TOKENS = 4096
 """The reply budget of the retry after a cut-off reply when the request set none."""
+RAW_OUTPUT_CHARS = 20_000
+"""Characters of a failed reply kept in ``JudgeOutputError.raw_output`` (and so in results and
+reports); a runaway reply is cut there, with a marker saying how much was left out."""
 _BUDGET_FACTOR = 4
 """How much the budget grows for the retry after a cut-off reply."""
 
@@ -68,7 +79,8 @@ async def ask_structured(
 
     Raises:
         JudgeOutputError: no valid reply after the repair (or a reply still cut off after the
-            larger budget); ``raw_output`` holds the last reply's text.
+            larger budget); ``raw_output`` holds the last reply's text (its first
+            :data:`RAW_OUTPUT_CHARS` characters).
     """
     current = request
     extended = repaired = False
@@ -87,7 +99,7 @@ async def ask_structured(
             raise JudgeOutputError(
                 f"the reply for {spec.name} was cut off at the token limit even with "
                 f"max_tokens={current.max_tokens}: {parsed.error}",
-                raw_output=response.text,
+                raw_output=clip(response.text, RAW_OUTPUT_CHARS),
                 schema_name=spec.name,
                 attempts=calls,
             )
@@ -95,7 +107,7 @@ async def ask_structured(
             raise JudgeOutputError(
                 f"Structured output validation failed for {spec.name} after a repair "
                 f"request: {parsed.error}",
-                raw_output=response.text,
+                raw_output=clip(response.text, RAW_OUTPUT_CHARS),
                 schema_name=spec.name,
                 attempts=calls,
             )
@@ -123,6 +135,8 @@ async def ask_text(send: Send, request: JudgeRequest) -> JudgeResponse:
         calls += 1
     if not response.text.strip():
         raise JudgeOutputError(
-            "the judge returned an empty text reply", raw_output=response.text, attempts=calls
+            "the judge returned an empty text reply",
+            raw_output=clip(response.text, RAW_OUTPUT_CHARS),
+            attempts=calls,
         )
     return response

@@ -43,7 +43,7 @@ class JudgeSettings:
     ``Retry-After``; ``>= 0``."""
     concurrency: int = DEFAULT_CONCURRENCY
     """Most requests in flight to this model, ``>= 1``; judges on the same model share one
-    limiter whose ceiling is the smallest concurrency any of them asked for."""
+    limiter whose ceiling is the smallest concurrency asked for by a judge still alive."""
     temperature: float = 0.0
     """Sampling temperature in ``[0, 2]``; 0 makes judgements repeatable."""
     seed: int | None = None

@@ -1,7 +1,8 @@
 """Structured output: schemas, tolerant JSON extraction and validation.
 
 Parsing is tolerant only in well-defined ways: code fences are stripped, and when prose surrounds
-a JSON value the outermost object (or array) is taken. Everything else is a validation failure.
+a JSON value the outermost object (or array) is taken. Everything else is a validation failure,
+including ``NaN`` and ``Infinity`` (Python's parser reads them; JSON does not allow them).
 """
 
 from __future__ import annotations
@@ -106,6 +107,12 @@ class ParsedOutput:
     error: str | None
 
 
+def _reject_constant(name: str) -> Any:
+    # Python's json reads NaN and Infinity, which JSON does not allow: a judge's NaN score
+    # must fail validation (and get a repair request), never become a NaN result
+    raise ValueError(f"the reply holds a non-finite number ({name}), which JSON does not allow")
+
+
 def extract_json(text: str) -> Any:
     """Return the JSON value in a judge reply.
 
@@ -113,7 +120,8 @@ def extract_json(text: str) -> Any:
     first ``{`` to the last ``}`` (or ``[`` to ``]``) when prose surrounds it.
 
     Raises:
-        ValueError: no JSON value could be read; the message says what was tried.
+        ValueError: no JSON value could be read, or it holds ``NaN`` / ``Infinity`` (not
+            JSON, though Python's parser reads them); the message says why.
     """
     candidates = [text.strip()]
     fence = _FENCE.search(text)
@@ -125,7 +133,7 @@ def extract_json(text: str) -> Any:
             candidates.append(text[start : end + 1])
     for candidate in candidates:
         try:
-            return json.loads(candidate)
+            return json.loads(candidate, parse_constant=_reject_constant)
         except json.JSONDecodeError:
             continue
     preview = text[:200] + ("…" if len(text) > 200 else "")

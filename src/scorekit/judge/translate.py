@@ -18,10 +18,25 @@ from typing import Any
 
 from scorekit.errors import JudgeContextWindowError, JudgeHTTPError
 
-__all__ = ["context_window_error", "http_error", "redact", "retry_after_seconds"]
+__all__ = [
+    "BODY_PREVIEW_CHARS",
+    "MAX_REPORTED_TOKENS",
+    "clip",
+    "context_window_error",
+    "http_error",
+    "redact",
+    "retry_after_seconds",
+    "token_count",
+]
 
 _MESSAGE_PREVIEW = 500
 """Characters of a provider's error message kept in ours."""
+BODY_PREVIEW_CHARS = 2000
+"""Characters of a response body kept in an error when the body is not what was expected (an
+HTML error page, malformed JSON): enough to recognise a proxy's page, bounded for logs."""
+MAX_REPORTED_TOKENS = 10_000_000
+"""The largest token count believed from a provider's ``usage`` (no model has a window near
+it); larger values are clamped to it, so one bad field cannot swamp a run's totals."""
 
 _CONTEXT_HINT = re.compile(
     r"context[ _-]?(length|window|size)|maximum context|prompt is too long|too many tokens"
@@ -48,10 +63,44 @@ _PROMPT_PATTERNS = (
 
 
 def redact(text: str, secret: str | None) -> str:
-    """Return ``text`` with every occurrence of ``secret`` replaced by ``***``."""
-    if secret and len(secret) >= 4:
+    """Return ``text`` with every occurrence of ``secret`` replaced by ``***``.
+
+    Keys of any length are scrubbed (a short one may mangle other text; leaking it is worse).
+    """
+    if secret and secret.strip():
         return text.replace(secret, "***")
     return text
+
+
+def clip(text: str, limit: int) -> str:
+    """Return the first ``limit`` characters of ``text``, with a marker when it was longer."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}…[{len(text) - limit} more characters]"
+
+
+def token_count(value: Any) -> int:
+    """Read one token count from a provider's ``usage`` object, defensively.
+
+    A count is a provider's claim, not worth failing a call over: a non-negative integer (or
+    an integral float, or a string of digits) is taken, clamped to
+    :data:`MAX_REPORTED_TOKENS`; anything else (text, negative or fractional numbers, NaN,
+    infinity, booleans, ``None``) counts 0.
+    """
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, str):
+        value = value.strip()
+        if not value.isdigit() or not value.isascii():
+            return 0
+        value = int(value)
+    if isinstance(value, float):
+        if not math.isfinite(value) or not value.is_integer():
+            return 0
+        value = int(value)
+    if not isinstance(value, int) or value < 0:
+        return 0
+    return min(value, MAX_REPORTED_TOKENS)
 
 
 def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
@@ -105,15 +154,47 @@ def _first_int(patterns: tuple[re.Pattern[str], ...], text: str) -> int | None:
 
 
 def context_window_error(
-    *, model_id: str, prompt_tokens: int | None, context_window: int | None, detail: str = ""
+    *,
+    model_id: str,
+    prompt_tokens: int | None,
+    context_window: int | None,
+    detail: str = "",
+    reply_tokens: int | None = None,
+    cut_off: bool = False,
+    hint: str = "",
 ) -> JudgeContextWindowError:
-    """Build the error for a prompt that does not fit the window, with both sizes if known."""
+    """Build the error for a prompt that does not fit the window, with the sizes known.
+
+    Args:
+        model_id: ``"provider/model"``.
+        prompt_tokens: the prompt's size in tokens, if known.
+        context_window: the window in tokens, if known.
+        detail: the provider's own message, quoted at the end.
+        reply_tokens: the room the prompt leaves for the reply, when that is the problem
+            (the prompt fits, the reply does not).
+        cut_off: the reply was cut off where the window ends (``reply_tokens`` is the room).
+        hint: a more specific remedy, appended.
+    """
     size = f"the prompt ({prompt_tokens} tokens)" if prompt_tokens is not None else "the prompt"
     window = f" ({context_window} tokens)" if context_window is not None else ""
-    message = (
-        f"{size} does not fit the context window{window} of {model_id}; it is not truncated. "
-        "Shorten the input or context, or use a model with a larger window"
+    if reply_tokens is not None and cut_off:
+        message = (
+            f"the reply was cut off at {reply_tokens} tokens, where the context "
+            f"window{window} of {model_id} ends: {size} leaves no more room for it"
+        )
+    elif reply_tokens is not None:
+        message = (
+            f"{size} leaves {reply_tokens} tokens of the context window{window} of {model_id} "
+            "for the reply, too few to answer; nothing was generated"
+        )
+    else:
+        message = f"{size} does not fit the context window{window} of {model_id}"
+    message += (
+        "; the prompt is not truncated. Shorten the input or context, or use a model with a "
+        "larger window"
     )
+    if hint:
+        message += f" ({hint})"
     if detail:
         message += f" (provider said: {detail})"
     return JudgeContextWindowError(
@@ -145,6 +226,11 @@ def http_error(
     """
     text = redact(message, secret)[:_MESSAGE_PREVIEW]
     fields = _error_fields(body)
+    if not fields.get("message") and body:
+        # no error message the SDK could read (an HTML page, a bare string, odd JSON): the
+        # body itself says what went wrong
+        raw = body if isinstance(body, str) else repr(body)
+        text += f"; body: {clip(redact(raw, secret), BODY_PREVIEW_CHARS)}"
     code = str(fields.get("code") or "")
     kind = str(fields.get("type") or "")
     if status_code in (400, 413, 422) and (

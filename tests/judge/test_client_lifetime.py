@@ -1,0 +1,161 @@
+"""SDK clients live as long as their event loop: no socket or client leaks per loop.
+
+The sync bridge runs each call made inside a running loop on a fresh loop in a worker thread,
+and each plain thread gets its own loop; a client cached per loop must be closed when that
+loop ends, or every call leaks a socket (both of its ends here: the scripted server runs in
+this process) and about a megabyte.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import os
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from scorekit import PromptStep, create_scorer
+from scorekit.judge import Judge
+from scorekit.judge.clients import LoopClients
+from scorekit.judge.openai_compat import OpenAICompatibleModel
+from tests.judge.conftest import Relevance
+from tests.servers.scripted_openai import ScriptedServer
+
+CALLS = 40
+SLACK_FDS = 4  # the server's handler threads close their end a moment after the client
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc")
+
+
+def open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def settled_fds(limit: int) -> int:
+    """The fd count, given the server's threads a moment to close their ends."""
+    deadline = time.monotonic() + 2.0
+    while True:
+        gc.collect()
+        count = open_fds()
+        if count <= limit or time.monotonic() > deadline:
+            return count
+        time.sleep(0.02)
+
+
+def scorer_and_model(server: ScriptedServer):
+    judge = Judge(
+        f"openai-compatible/life-{uuid.uuid4().hex[:6]}", base_url=server.base_url, cache=False
+    )
+    assert isinstance(judge.model, OpenAICompatibleModel)
+    scorer = (
+        create_scorer("rel", description="d", judge=judge)
+        .analyze(PromptStep("label", lambda ctx: f"label {ctx.run.output}", Relevance))
+        .generate_score(lambda ctx: 1.0)
+    )
+    return scorer, judge.model
+
+
+async def test_bridged_calls_inside_a_running_loop_keep_fds_and_clients_flat(
+    server: ScriptedServer,
+) -> None:
+    scorer, model = scorer_and_model(server)
+    assert scorer.run_sync(output="warm-up").status == "ok"
+    before = settled_fds(0)
+    for i in range(CALLS):
+        assert scorer.run_sync(output=f"item {i}").status == "ok"
+        assert len(model.clients) == 0  # the worker loop's clients closed with it
+    assert settled_fds(before + SLACK_FDS) <= before + SLACK_FDS
+    assert len(server.requests) == CALLS + 1
+
+
+def test_calls_from_short_lived_threads_keep_fds_and_clients_flat(
+    server: ScriptedServer,
+) -> None:
+    scorer, model = scorer_and_model(server)
+
+    def call(output: str) -> None:
+        assert scorer.run_sync(output=output).status == "ok"
+
+    def in_thread(output: str) -> None:
+        thread = threading.Thread(target=call, args=(output,))
+        thread.start()
+        thread.join()
+
+    in_thread("warm-up")
+    before = settled_fds(0)
+    for i in range(CALLS):
+        in_thread(f"item {i}")
+    assert len(model.clients) == 0  # each thread's loop closed its clients at the thread's end
+    assert settled_fds(before + SLACK_FDS) <= before + SLACK_FDS
+    assert len(server.requests) == CALLS + 1
+
+
+class _Client:
+    def __init__(self) -> None:
+        self.closed = False
+
+    async def close(self) -> None:
+        await asyncio.sleep(0)  # closing may await: it runs while the loop still runs
+        self.closed = True
+
+
+async def _close(client: _Client) -> None:
+    await client.close()
+
+
+def test_clients_are_closed_at_loop_shutdown_and_handed_out_in_turn() -> None:
+    clients: LoopClients[_Client] = LoopClients(_close, per_loop=2)
+
+    async def use() -> list[_Client]:
+        return [await clients.get(_Client) for _ in range(4)]
+
+    handed = asyncio.run(use())
+    assert handed[0] is not handed[1]
+    assert handed[2] is handed[0] and handed[3] is handed[1]
+    assert all(client.closed for client in handed)
+    assert len(clients) == 0
+
+
+def test_entries_of_loops_closed_without_shutdown_are_dropped() -> None:
+    clients: LoopClients[_Client] = LoopClients(_close)
+    loop = asyncio.new_event_loop()
+    loop.run_until_complete(clients.get(_Client))
+    loop.close()  # no shutdown_asyncgens: the clients cannot be closed any more
+    assert len(clients) == 1
+    asyncio.run(clients.get(_Client))  # a new loop's entry sweeps the stale one
+    assert len(clients) == 0
+
+
+async def test_aclose_closes_the_running_loops_clients() -> None:
+    clients: LoopClients[_Client] = LoopClients(_close)
+    first = await clients.get(_Client)
+    await clients.aclose()
+    assert first.closed
+    assert len(clients) == 0
+    assert await clients.get(_Client) is not first
+
+
+async def test_a_bridged_call_does_not_rebuild_the_tls_context(server: ScriptedServer) -> None:
+    # each bridged call runs on a new loop, so it makes a new SDK client; building one used
+    # to load the CA bundle again (~20 ms, most of a megabyte), now one context is shared
+    scorer, _ = scorer_and_model(server)
+    assert scorer.run_sync(output="warm-up").status == "ok"
+    started = time.perf_counter()
+    for i in range(20):
+        assert scorer.run_sync(output=f"item {i}").status == "ok"
+    assert time.perf_counter() - started < 0.3  # ~0.09 s here; 0.66 s with a context each
+
+
+async def test_clients_of_a_dropped_registry_are_closed_while_the_loop_runs() -> None:
+    # a judge gone out of scope in a long-lived loop (a notebook) closes its clients at once,
+    # instead of leaving them to the garbage collector (aiohttp warns, sockets linger)
+    clients: LoopClients[_Client] = LoopClients(_close)
+    client = await clients.get(_Client)
+    del clients
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert client.closed
