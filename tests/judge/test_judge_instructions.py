@@ -31,3 +31,9 @@ def test_with_instructions_checks_its_argument() -> None:
         Judge(ScriptedJudge()).with_instructions("  ")
     with pytest.raises(ConfigError):
         Judge(ScriptedJudge(), "")
+
+
+def test_local_judges_default_to_one_request_at_a_time() -> None:
+    assert Judge("test/x").settings.concurrency == 8
+    assert Judge("test/x", concurrency=3).settings.concurrency == 3
+    assert Judge("local/smollm2", cache=False).settings.concurrency == 1

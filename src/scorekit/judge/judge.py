@@ -99,7 +99,8 @@ class Judge:
         retry_backoff: first retry delay in seconds without ``Retry-After`` (``>= 0``);
             doubles per retry, jittered.
         concurrency: most requests in flight to this model (``>= 1``), shared by every judge
-            on the same model; adapts down on 429 and back up on success.
+            on the same model; adapts down on 429 and back up on success. Default 8, and 1
+            for ``local/...`` (the in-process server answers one request at a time).
         temperature: sampling temperature in ``[0, 2]`` (default 0).
         seed: sampling seed, sent where the provider accepts one.
         max_tokens: reply budget in tokens (``>= 1``), or ``None`` for the provider's default.
@@ -134,7 +135,7 @@ class Judge:
         timeout: float = DEFAULT_TIMEOUT_S,
         max_retries: int = DEFAULT_MAX_RETRIES,
         retry_backoff: float = DEFAULT_RETRY_BACKOFF_S,
-        concurrency: int = DEFAULT_CONCURRENCY,
+        concurrency: int | None = None,
         temperature: float = 0.0,
         seed: int | None = None,
         max_tokens: int | None = None,
@@ -148,6 +149,11 @@ class Judge:
             not isinstance(instructions, str) or not instructions.strip()
         ):
             raise ConfigError("instructions must be a non-empty string", field="instructions")
+        if concurrency is None:
+            # the in-process llama.cpp server answers one request at a time: more in flight
+            # would only queue inside it, where their timeouts are already running
+            local = isinstance(model, str) and model.startswith("local/")
+            concurrency = 1 if local else DEFAULT_CONCURRENCY
         settings = JudgeSettings.create(
             timeout=timeout,
             max_retries=max_retries,
