@@ -68,11 +68,7 @@ class AnthropicModel:
     @property
     def identity(self) -> dict[str, Any]:
         """What identifies the model for cache keys and the shared limiter (no API key)."""
-        return {
-            "provider": self._resolved.provider.name,
-            "model": self._resolved.model,
-            "base_url": self._resolved.base_url,
-        }
+        return self._resolved.identity
 
     def __repr__(self) -> str:
         return f"AnthropicModel(model_id={self.model_id!r})"

@@ -113,11 +113,7 @@ class OpenAICompatibleModel:
     @property
     def identity(self) -> dict[str, Any]:
         """What identifies the model for cache keys and the shared limiter (no API key)."""
-        return {
-            "provider": self._resolved.provider.name,
-            "model": self._resolved.model,
-            "base_url": self._resolved.base_url,
-        }
+        return self._resolved.identity
 
     @property
     def mode(self) -> StructuredMode:

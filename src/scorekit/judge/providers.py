@@ -253,6 +253,11 @@ class ResolvedModel:
         """``"provider/model"`` as results show it (with the alias where there is one)."""
         return f"{self.provider.name}/{self.alias or self.model}"
 
+    @property
+    def identity(self) -> dict[str, Any]:
+        """What identifies a remote model for cache keys and the shared limiter (no API key)."""
+        return {"provider": self.provider.name, "model": self.model, "base_url": self.base_url}
+
 
 def list_providers() -> list[Provider]:
     """Return the provider table's rows in table order (for ``scorekit judges``)."""
