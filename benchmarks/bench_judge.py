@@ -20,10 +20,9 @@ The server runs in its own process, so its CPU is not charged to the client's ev
    then adds latency. The same run with an in-process 50 ms model shows what scorekit's own
    layers and limiter allow.
 
-Run: ``.venv/bin/python benchmarks/bench_judge.py`` (or ``make bench``);
-investigation knobs: ``--clients-per-loop N`` (the SDK clients per event loop) and
-``--http aiohttp`` (the SDK's aiohttp transport instead of its default HTTP client; needs
-``pip install aiohttp``; scorekit does not ship with it).
+Run: ``.venv/bin/python benchmarks/bench_judge.py`` (or ``make bench``). scorekit sends
+through the SDK's aiohttp transport; ``--http httpx`` measures the SDK's default HTTP client
+instead, for comparison.
 """
 
 from __future__ import annotations
@@ -270,18 +269,19 @@ def _verdict(ok: bool) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--clients-per-loop", type=int, default=None)
-    parser.add_argument("--http", choices=["httpx", "aiohttp"], default="httpx")
+    parser.add_argument(
+        "--http",
+        choices=["aiohttp", "httpx"],
+        default="aiohttp",
+        help="the SDK's HTTP transport (scorekit uses aiohttp; httpx is the SDK's default)",
+    )
     args = parser.parse_args()
-    if args.http == "aiohttp":  # investigation: the SDK's aiohttp transport (pip install aiohttp)
+    if args.http == "httpx":
         import openai
 
-        openai.DefaultAsyncHttpxClient = openai.DefaultAioHttpClient
-    if args.clients_per_loop is not None:
-        openai_compat._CLIENTS_PER_LOOP = args.clients_per_loop
+        openai_compat._HTTP_CLIENT = openai.DefaultAsyncHttpxClient
     print(
-        f"HTTP transport {args.http}, SDK clients per event loop "
-        f"{openai_compat._CLIENTS_PER_LOOP}; load average before: "
+        f"HTTP transport {args.http}; load average before: "
         f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs"
     )
 

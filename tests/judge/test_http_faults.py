@@ -150,8 +150,27 @@ async def test_connection_refused_is_retried_then_status_0(server: ScriptedServe
     with pytest.raises(JudgeHTTPError, match="could not connect") as info:
         await judge.generate_object("x", Relevance)
     assert info.value.status_code == 0
+    assert "ConnectionRefusedError" in str(info.value)  # not reported as a timeout
     assert info.value.usage is not None
     assert info.value.usage.attempts == 3
+
+
+async def test_a_server_hanging_up_is_a_lost_connection_retried_not_a_timeout(
+    server: ScriptedServer,
+) -> None:
+    # the server closes the connection without a reply; the SDK's aiohttp transport calls
+    # that a connect timeout, scorekit names it for what it is and retries it
+    server.enqueue(Reply(hang=True, hang_s=0.05))
+    result = await make_judge(server, max_retries=1).generate_object("x", Relevance)
+    assert result.value.label == "high"
+    assert result.usage.attempts == 2
+    server.enqueue(Reply(hang=True, hang_s=0.05), Reply(hang=True, hang_s=0.05))
+    with pytest.raises(JudgeHTTPError, match="connection was lost") as info:
+        await make_judge(server, max_retries=1).generate_object("x", Relevance)
+    assert info.value.status_code == 0
+    assert "ServerDisconnectedError" in str(info.value)
+    assert info.value.usage is not None
+    assert info.value.usage.attempts == 2
 
 
 async def test_malformed_json_is_repaired_once(server: ScriptedServer) -> None:
@@ -441,3 +460,18 @@ async def test_non_finite_numbers_twice_fail_with_raw_text(server: ScriptedServe
     with pytest.raises(JudgeOutputError, match="non-finite") as info:
         await make_judge(server).generate_object("x", Score)
     assert info.value.raw_output == '{"score": Infinity}'
+
+
+async def test_the_http_proxy_from_the_environment_is_used(
+    server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the scripted server stands in for an HTTP proxy: a proxied request names the whole URL
+    monkeypatch.setenv("HTTP_PROXY", server.root_url)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    judge = Judge(
+        f"openai-compatible/p-{uuid.uuid4().hex[:6]}", base_url="http://127.0.0.2:9/v1", **FAST
+    )
+    result = await judge.generate_object("x", Relevance)
+    assert result.value.label == "high"
+    assert [r.path for r in server.requests] == ["http://127.0.0.2:9/v1/chat/completions"]

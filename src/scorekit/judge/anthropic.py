@@ -12,6 +12,7 @@ version pinned here no longer takes them.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -33,6 +34,10 @@ _FINISH = {"max_tokens": "length", "end_turn": "stop", "tool_use": "stop", "stop
 
 async def _close_client(client: Any) -> None:
     await client.close()
+
+
+_CLIENTS: LoopClients[Any] = LoopClients(_close_client)
+"""Every Anthropic SDK client, per event loop and endpoint (scorekit.judge.clients)."""
 
 
 def _sdk() -> Any:
@@ -57,8 +62,10 @@ class AnthropicModel:
         self._sdk = _sdk()
         self._resolved = resolved
         self._timeout = timeout
-        # one client per event loop, closed at the loop's shutdown (scorekit.judge.clients)
-        self._clients: LoopClients[Any] = LoopClients(_close_client)
+        # one client per event loop and endpoint, shared by the judges of that endpoint and
+        # closed at the loop's shutdown (scorekit.judge.clients)
+        key_digest = hashlib.sha256((resolved.api_key or "").encode()).hexdigest()[:16]
+        self._client_key = ("anthropic", resolved.base_url, key_digest, timeout)
 
     @property
     def model_id(self) -> str:
@@ -75,8 +82,8 @@ class AnthropicModel:
 
     @property
     def clients(self) -> LoopClients[Any]:
-        """The SDK clients, per event loop."""
-        return self._clients
+        """The SDK clients, per event loop and endpoint (shared by all Anthropic judges)."""
+        return _CLIENTS
 
     def _new_client(self) -> Any:
         return self._sdk.AsyncAnthropic(
@@ -130,7 +137,7 @@ class AnthropicModel:
         check_request_allowed(base_url, self.model_id)
         sdk = self._sdk
         try:
-            client = await self._clients.get(self._new_client)
+            client = await _CLIENTS.get(self._client_key, self._new_client)
             message = await client.messages.create(**self._params(request))
         except sdk.APITimeoutError:
             raise JudgeTimeoutError(f"{self.model_id}: the request timed out") from None

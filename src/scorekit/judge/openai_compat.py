@@ -10,11 +10,17 @@ Structured output is asked for with the provider's strongest mode (``response_fo
 JSON schema, strict when the schema allows it; JSON mode with the schema in the prompt; the
 schema in a plain prompt). A server that rejects a ``response_format`` with HTTP 400 is asked
 again with the next weaker mode, which is then remembered for that model.
+
+HTTP goes through the SDK's aiohttp transport (``openai[aiohttp]``, which the SDK recommends
+for concurrent use): at concurrency 32 it costs about a quarter less CPU per call than the
+SDK's default HTTP client, whose connection pool is scanned, with a system call per idle
+connection, on every request (benchmarks/bench_judge.py).
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import re
 import ssl
@@ -39,16 +45,18 @@ _WEAKER: dict[StructuredMode, StructuredMode] = {
 }
 _FORMAT_REJECTED = re.compile(r"response_format|json_schema|json_object|structured", re.I)
 _SCHEMA_NAME = re.compile(r"[^a-zA-Z0-9_-]")
-_CLIENTS_PER_LOOP = 4
-"""SDK clients per event loop, used in turn: the HTTP client scans its whole connection pool
-for every request, so four small pools cost about 20 % less CPU per call than one large one at
-concurrency 32 (benchmarks/bench_judge.py)."""
+_HTTP_CLIENT: Any = openai.DefaultAioHttpClient
+"""The SDK's HTTP client class for new SDK clients (benchmarks swap in the default one)."""
 _SDK_TIMEOUT_MARGIN_S = 5.0
 """The SDK's own timeout sits above scorekit's hard per-attempt timeout, which fires first."""
 
 
 async def _close_client(client: Any) -> None:
     await client.close()
+
+
+_CLIENTS: LoopClients[Any] = LoopClients(_close_client)
+"""Every OpenAI-compatible SDK client, per event loop and endpoint (scorekit.judge.clients)."""
 
 
 def _content_text(content: Any) -> str:
@@ -66,6 +74,34 @@ def _content_text(content: Any) -> str:
                 texts.append(part["text"])
         return "".join(texts)
     raise TypeError(f"unexpected content {type(content).__name__}")
+
+
+def _failed_to_connect(exc: BaseException) -> bool:
+    """Whether an SDK timeout error is really a failed connection (refused, reset, closed).
+
+    The SDK's aiohttp transport reports every aiohttp connection error as a connect timeout,
+    a refused connection and a server that hung up included; only a chain of causes with a
+    ``TimeoutError`` in it is a real timeout.
+    """
+    cause = exc.__cause__
+    if cause is None:
+        return False
+    for _ in range(8):  # the chain is short; a bound guards against cycles
+        if cause is None:
+            return True
+        if isinstance(cause, TimeoutError):
+            return False
+        cause = cause.__cause__
+    return False
+
+
+def _root_cause(exc: BaseException) -> BaseException:
+    """The innermost ``__cause__`` (what the transport saw: refused, reset, DNS failure)."""
+    for _ in range(8):
+        if exc.__cause__ is None:
+            break
+        exc = exc.__cause__
+    return exc
 
 
 @functools.lru_cache(maxsize=1)
@@ -95,15 +131,29 @@ class OpenAICompatibleModel:
             above this layer).
 
     SDK clients are kept per event loop (a client's connections belong to the loop that opened
-    them, and the sync bridge runs calls on other loops), a few per loop used in turn, and
-    closed when their loop shuts down (:mod:`scorekit.judge.clients`).
+    them, and the sync bridge runs calls on other loops) and endpoint, shared by the judges of
+    that endpoint, and closed when their loop shuts down (:mod:`scorekit.judge.clients`).
     """
 
     def __init__(self, resolved: ResolvedModel, *, timeout: float) -> None:
         self._resolved = resolved
         self._timeout = timeout
         self._mode: StructuredMode = resolved.provider.mode
-        self._clients: LoopClients[Any] = LoopClients(_close_client, per_loop=_CLIENTS_PER_LOOP)
+        key_digest = hashlib.sha256((resolved.api_key or "").encode()).hexdigest()[:16]
+        # what makes two SDK clients differ, but the base URL (the local judge learns it late)
+        self._client_key = (
+            resolved.provider.protocol,
+            key_digest,
+            resolved.model if resolved.provider.protocol == "azure" else None,
+            resolved.api_version,
+            timeout,
+        )
+        self._options: Any = {
+            "headers": {},
+            "params": {},
+            "max_retries": 0,
+            "timeout": timeout + _SDK_TIMEOUT_MARGIN_S,
+        }
 
     @property
     def model_id(self) -> str:
@@ -130,8 +180,8 @@ class OpenAICompatibleModel:
 
     @property
     def clients(self) -> LoopClients[Any]:
-        """The SDK clients, per event loop."""
-        return self._clients
+        """The SDK clients, per event loop and endpoint (shared by all OpenAI-compatible judges)."""
+        return _CLIENTS
 
     def _new_client(self, base_url: str) -> Any:
         resolved = self._resolved
@@ -143,9 +193,7 @@ class OpenAICompatibleModel:
             # task on whatever loop is running then: a loop other than its own once the sync
             # bridge's worker loop has ended ("Event loop is closed" noise). The plain client
             # does not.
-            "http_client": openai.DefaultAsyncHttpxClient(
-                timeout=timeout, verify=shared_ssl_context()
-            ),
+            "http_client": _HTTP_CLIENT(timeout=timeout, verify=shared_ssl_context()),
         }
         if resolved.provider.protocol == "azure":
             return openai.AsyncAzureOpenAI(
@@ -212,7 +260,9 @@ class OpenAICompatibleModel:
         """
         base_url = await self._base_url()
         check_request_allowed(base_url, self.model_id)
-        client = await self._clients.get(lambda: self._new_client(base_url))
+        client = await _CLIENTS.get(
+            (base_url, *self._client_key), lambda: self._new_client(base_url)
+        )
         mode = self._mode
         while True:
             try:
@@ -220,8 +270,13 @@ class OpenAICompatibleModel:
                 # types) without its recursive TypedDict transform of the body, which costs
                 # ~1.5 ms per call for a nested JSON schema; the body is plain JSON already.
                 # cast_to=str: the body's text, decoded here, so a malformed body is kept.
+                # options: the client's own settings, given so that the SDK does not copy its
+                # defaults for them on every call.
                 body = await client.post(
-                    "/chat/completions", body=self._params(request, mode), cast_to=str
+                    "/chat/completions",
+                    body=self._params(request, mode),
+                    cast_to=str,
+                    options=self._options,
                 )
             except openai.BadRequestError as exc:
                 weaker = _WEAKER.get(mode)
@@ -272,12 +327,14 @@ class OpenAICompatibleModel:
     def _translate(self, exc: openai.OpenAIError) -> JudgeError:
         key = self._resolved.api_key
         name = type(exc).__name__
-        if isinstance(exc, openai.APITimeoutError):
+        if isinstance(exc, openai.APITimeoutError) and not _failed_to_connect(exc):
             return JudgeTimeoutError(f"{self.model_id}: the request timed out ({name})")
         if isinstance(exc, openai.APIConnectionError):
-            cause = redact(str(exc.__cause__ or exc), key)[:300]
+            root = _root_cause(exc)
+            cause = redact(f"{type(root).__name__}: {root}", key)[:300]
             return JudgeHTTPError(
-                f"{self.model_id}: could not connect ({name}: {cause})", status_code=0
+                f"{self.model_id}: could not connect, or the connection was lost ({cause})",
+                status_code=0,
             )
         if isinstance(exc, openai.APIStatusError):
             return http_error(
