@@ -20,6 +20,7 @@ MODULES = [
     "scorekit.judge",
     "scorekit.scorers",
     "scorekit.text",
+    "scorekit.store",
 ]
 
 
@@ -49,3 +50,20 @@ def test_public_functions_and_classes_are_exported(name: str) -> None:
         and getattr(value, "__module__", None) == module.__name__
     }
     assert public <= set(module.__all__), public - set(module.__all__)
+
+
+def test_importing_scorekit_does_not_load_sqlalchemy() -> None:
+    # the store (SQLAlchemy) loads when a store is used; scoring without one never needs it,
+    # and a smaller heap keeps the garbage collector's full passes short during judge runs
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, scorekit, scorekit.judge, scorekit.scorers\n"
+        "assert 'sqlalchemy' not in sys.modules, 'sqlalchemy imported'\n"
+        "from scorekit.store import Store, ResultWriter, resolve_url, DEFAULT_DB_PATH\n"
+        "assert 'sqlalchemy' in sys.modules\n"
+        "import scorekit.store as store\n"
+        "assert all(getattr(store, name) is not None for name in store.__all__)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

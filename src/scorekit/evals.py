@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from types import FrameType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from scorekit._sync import run_sync
 from scorekit.context import item_context
@@ -45,8 +45,10 @@ from scorekit.judge.model import JudgeUsage
 from scorekit.metrics import ScorerSummary
 from scorekit.pipeline import RunError, Scorer, ScorerRunResult, Status
 from scorekit.store.records import ResultRecord, RunStatus
-from scorekit.store.store import Store
-from scorekit.store.writer import ResultWriter
+
+if TYPE_CHECKING:  # imported when a store is used: SQLAlchemy is a large import
+    from scorekit.store.store import Store
+    from scorekit.store.writer import ResultWriter
 
 __all__ = [
     "DataSourceError",
@@ -506,10 +508,13 @@ class _EvalRun:
         self.concurrency = concurrency
         self.on_item_complete = on_item_complete
         self.keep_items = keep_items
-        self.owns_store = store is not None and not isinstance(store, Store)
-        self.store: Store | None = (
-            store if isinstance(store, Store) or store is None else Store(store)
-        )
+        self.owns_store = False
+        self.store: Store | None = None
+        if store is not None:
+            from scorekit.store.store import Store
+
+            self.owns_store = not isinstance(store, Store)
+            self.store = store if isinstance(store, Store) else Store(store)
         self.done: dict[tuple[str, str], ResultRecord] = {}
         run_id = str(uuid.uuid4())
         if self.store is not None and resume is not None:
@@ -578,6 +583,8 @@ class _EvalRun:
                 config=self.config,
                 thresholds=self.result.thresholds,
             )
+        from scorekit.store.writer import ResultWriter
+
         return ResultWriter(self.store, self.result.run_id, replace=self.result.resumed)
 
     def _done_for(self, item: EvalItem) -> dict[str, ScorerRunResult]:

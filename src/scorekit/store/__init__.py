@@ -3,6 +3,10 @@
 ``run_evals(..., store=...)`` writes here; ``scorekit runs/show/compare/report`` read here.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from scorekit.store.records import (
     ResultRecord,
     RunRecord,
@@ -11,8 +15,29 @@ from scorekit.store.records import (
     ScoreRegression,
     ScorerStats,
 )
-from scorekit.store.store import DEFAULT_DB_PATH, Store, resolve_url
-from scorekit.store.writer import ResultWriter, result_rows
+
+if TYPE_CHECKING:
+    from scorekit.store.store import DEFAULT_DB_PATH, Store, resolve_url
+    from scorekit.store.writer import ResultWriter, result_rows
+
+# imported on first use: SQLAlchemy is a large import that scoring without a store never needs
+_LAZY = {
+    "DEFAULT_DB_PATH": "scorekit.store.store",
+    "Store": "scorekit.store.store",
+    "resolve_url": "scorekit.store.store",
+    "ResultWriter": "scorekit.store.writer",
+    "result_rows": "scorekit.store.writer",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
 
 __all__ = [
     "DEFAULT_DB_PATH",
