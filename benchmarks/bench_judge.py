@@ -350,7 +350,7 @@ def main() -> None:
         f"{ideal / in_process:.1%} of ideal"
     )
     print(
-        f"  best {best:.1%}, median {median:.1%} of ideal (target >= 90%: best "
+        f"  best {best:.2%}, median {median:.2%} of ideal (target >= 90%: best "
         f"{'OK' if best >= THROUGHPUT_TARGET else 'BELOW TARGET'}, median "
         f"{'OK' if median >= THROUGHPUT_TARGET else 'BELOW TARGET'})"
     )

@@ -226,3 +226,34 @@ async def test_judges_made_and_dropped_in_one_loop_share_one_client(
         del judge
     assert registry.count() == held
     assert settled_fds(before + SLACK_FDS) <= before + SLACK_FDS
+
+
+def test_a_loop_left_open_at_exit_has_its_clients_closed() -> None:
+    # an old-style script: run_until_complete on a loop it never closes; the exit hook closes
+    # the judge's clients on that loop instead of leaving them to the garbage collector
+    import subprocess
+    import sys
+
+    code = (
+        "import asyncio, uuid\n"
+        "from scorekit.judge import Judge\n"
+        "from tests.judge.conftest import Relevance\n"
+        "from tests.servers.scripted_openai import ScriptedServer\n"
+        "server = ScriptedServer().start()\n"
+        "judge = Judge(f'openai-compatible/x-{uuid.uuid4().hex[:6]}', base_url=server.base_url,"
+        " cache=False)\n"
+        "loop = asyncio.new_event_loop()\n"
+        "print(loop.run_until_complete(judge.generate_object('x', Relevance)).value.label)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-W", "default", "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert out.stdout.strip() == "high"
+    # (Python's own "unclosed event loop" warning is about the script's loop, not ours)
+    for leak in ("Unclosed client session", "Unclosed connector", "unclosed transport"):
+        assert leak not in out.stderr, out.stderr
+    assert "unclosed <socket" not in out.stderr, out.stderr

@@ -5,11 +5,17 @@ Each fault the issue lists gets its exact outcome asserted: status, attempts, ra
 
 from __future__ import annotations
 
+import asyncio
 import json
+import socket
+import ssl
+import threading
 import time
 import uuid
 from typing import Any
 
+import httpx2
+import openai
 import pytest
 from pydantic import BaseModel
 
@@ -24,6 +30,8 @@ from scorekit import (
     create_scorer,
 )
 from scorekit.judge import Judge
+from scorekit.judge.openai_compat import OpenAICompatibleModel
+from scorekit.judge.retry import is_retryable
 from tests.judge.conftest import Relevance
 from tests.servers.scripted_openai import Reply, ScriptedServer
 
@@ -475,3 +483,143 @@ async def test_the_http_proxy_from_the_environment_is_used(
     result = await judge.generate_object("x", Relevance)
     assert result.value.label == "high"
     assert [r.path for r in server.requests] == ["http://127.0.0.2:9/v1/chat/completions"]
+
+
+class RawReplyServer:
+    """A TCP server on 127.0.0.1 answering every request with the same raw bytes, then
+    closing the connection: for responses no HTTP library would write."""
+
+    def __init__(self, reply: bytes) -> None:
+        self.reply = reply
+        self.requests = 0
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1"
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with conn:
+                data = b""
+                while b"\r\n\r\n" not in data:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        break
+                    data += chunk
+                self.requests += 1
+                conn.sendall(self.reply)
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+_BODY = json.dumps(
+    {
+        "id": "x",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "m",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": '{"label": "high"}'},
+                "finish_reason": "stop",
+            }
+        ],
+    }
+).encode()
+
+
+@pytest.mark.parametrize(
+    ("reply", "why"),
+    [
+        (b"HELLO WORLD\r\n\r\n", "Bad status line"),
+        (b"HTTP/1.1 abc OK\r\nContent-Length: 0\r\n\r\n", "Invalid status code"),
+        (
+            b"HTTP/1.1 200 OK\r\nX-Big: "
+            + b"a" * 10_000
+            + b"\r\nContent-Length: %d\r\n\r\n%s" % (len(_BODY), _BODY),
+            "8190 bytes",
+        ),
+    ],
+)
+async def test_an_unreadable_http_response_is_a_judge_http_error_retried(
+    reply: bytes, why: str
+) -> None:
+    # aiohttp refuses these responses with its own error, which the SDK's transport passes
+    # through unwrapped; scorekit turns it into a JudgeHTTPError (status 0) and retries
+    server = RawReplyServer(reply)
+    try:
+        judge = Judge(
+            f"openai-compatible/raw-{uuid.uuid4().hex[:6]}",
+            base_url=server.base_url,
+            max_retries=1,
+            **FAST,
+        )
+        with pytest.raises(JudgeHTTPError, match="could not be read") as info:
+            await judge.generate_object("x", Relevance)
+    finally:
+        server.close()
+    assert info.value.status_code == 0
+    assert why in str(info.value)
+    assert "\n" not in str(info.value)
+    assert "400" not in str(info.value)  # aiohttp's internal code, not a status the server sent
+    assert info.value.usage is not None
+    assert info.value.usage.attempts == 2
+    assert server.requests == 2
+
+
+def _sdk_error(kind: type[openai.APIConnectionError], *causes: BaseException) -> Exception:
+    request = httpx2.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
+    error = kind(request=request)
+    outer: BaseException = error
+    for cause in causes:
+        outer.__cause__ = cause
+        outer = cause
+    return error
+
+
+@pytest.mark.parametrize(
+    ("causes", "expected"),
+    [
+        # a read timeout; on Python 3.10 aiohttp's timeouts are asyncio.TimeoutError
+        ((httpx2.ReadTimeout("t"), asyncio.TimeoutError()), JudgeTimeoutError),
+        ((httpx2.ReadTimeout("t"), TimeoutError()), JudgeTimeoutError),
+        ((), JudgeTimeoutError),
+        # what the aiohttp transport calls a connect timeout: a refused connection
+        ((httpx2.ConnectTimeout("c"), ConnectionRefusedError(111, "refused")), JudgeHTTPError),
+    ],
+)
+def test_sdk_timeouts_are_told_apart_from_failed_connections(
+    causes: tuple[BaseException, ...], expected: type[Exception]
+) -> None:
+    judge = Judge("openai-compatible/m", base_url="http://127.0.0.1:9/v1", cache=False)
+    adapter = judge.model
+    assert isinstance(adapter, OpenAICompatibleModel)
+    translated = adapter._translate(_sdk_error(openai.APITimeoutError, *causes))  # type: ignore[arg-type]
+    assert type(translated) is expected
+    if expected is JudgeHTTPError:
+        assert "ConnectionRefusedError" in str(translated)
+
+
+def test_a_rejected_tls_certificate_is_not_retried() -> None:
+    judge = Judge("openai-compatible/m", base_url="https://127.0.0.1:9/v1", cache=False)
+    adapter = judge.model
+    assert isinstance(adapter, OpenAICompatibleModel)
+    error = _sdk_error(
+        openai.APIConnectionError,
+        httpx2.ConnectError("c"),
+        ssl.SSLCertVerificationError(1, "certificate verify failed: self-signed certificate"),
+    )
+    translated = adapter._translate(error)  # type: ignore[arg-type]
+    assert type(translated) is JudgeError  # not a JudgeHTTPError: retrying cannot help
+    assert "TLS certificate" in str(translated)
+    assert "SSL_CERT_FILE" in str(translated)
+    assert not is_retryable(translated)

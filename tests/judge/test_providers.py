@@ -215,6 +215,7 @@ def test_importing_scorekit_loads_no_provider_sdk() -> None:
         ("http:///v1", ""),
         ("https://host:notaport/v1", ""),
         ("http://bad host/v1", ""),
+        ("http://[::1/v1", "malformed"),
     ],
 )
 def test_a_malformed_base_url_argument_is_a_config_error(bad: str, hint: str) -> None:
@@ -223,6 +224,22 @@ def test_a_malformed_base_url_argument_is_a_config_error(bad: str, hint: str) ->
     assert info.value.field == "base_url"
     assert repr(bad) in str(info.value)
     assert hint in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "url", ["http://user:s3cret-pw@127.0.0.1:8000/v1", "https://:s3cret-pw@api.example.com/v1"]
+)
+def test_a_base_url_with_credentials_is_refused_without_echoing_them(url: str) -> None:
+    # the SDK sends the API key as the Authorization header; credentials in the URL would
+    # clash with it (aiohttp refuses the request) or silently replace it
+    with pytest.raises(ConfigError, match="user name or password") as info:
+        Judge("openai-compatible/m", base_url=url, cache=False)
+    assert info.value.field == "base_url"
+    assert "s3cret-pw" not in str(info.value)
+    assert "***@" in str(info.value)
+    with pytest.raises(JudgeUnavailableError, match="VLLM_BASE_URL") as env_info:
+        resolve_model("vllm/m", env={"VLLM_BASE_URL": url})
+    assert "s3cret-pw" not in str(env_info.value)
 
 
 @pytest.mark.parametrize(

@@ -24,19 +24,22 @@ transport then reports an unclosed session. A ``LoopClients`` that is itself dro
 its loops run (only possible for one made outside the adapters) still closes its clients:
 nothing but the suspended generator holds them, and the loop's finaliser hook runs it.
 
-A loop closed *without* that shutdown (``loop.close()`` alone) cannot close its clients any
-more: the next time a client is created, entries of closed loops are dropped so the map
-stays bounded, and the garbage collector then closes their sockets.
+A loop left open at interpreter exit (a script that ran ``loop.run_until_complete`` and never
+closed its loop) has its clients closed by an exit hook. A loop closed *without* that
+shutdown (``loop.close()`` alone) cannot close its clients any more: the next time a client
+is created, entries of closed loops are dropped so the map stays bounded, and the garbage
+collector then closes their sockets (aiohttp reports each such session as unclosed).
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import threading
 import weakref
 from collections.abc import AsyncGenerator, Awaitable, Callable, Hashable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 __all__ = ["LoopClients"]
 
@@ -62,6 +65,23 @@ async def _close_at_shutdown(
             # a failing close must not keep the others open
             with contextlib.suppress(Exception):
                 await close(client)
+
+
+_registries: weakref.WeakSet[LoopClients[Any]] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_loops_left_open() -> None:
+    """At exit, close the clients of loops that are still open but no longer running."""
+    for registry in list(_registries):
+        with registry._lock:
+            entries = list(registry._entries.items())
+        for loop, entry in entries:
+            closer = entry.closer
+            if closer is None or loop.is_closed() or loop.is_running():
+                continue
+            with contextlib.suppress(Exception):
+                loop.run_until_complete(closer.aclose())
 
 
 class _Entry(Generic[C]):
@@ -90,6 +110,7 @@ class LoopClients(Generic[C]):
         self._close = close
         self._lock = threading.Lock()
         self._entries: dict[asyncio.AbstractEventLoop, _Entry[C]] = {}
+        _registries.add(self)
 
     def __len__(self) -> int:
         """Running (not closed) loops that currently hold clients."""

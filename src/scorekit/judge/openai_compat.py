@@ -19,6 +19,7 @@ connection, on every request (benchmarks/bench_judge.py).
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import hashlib
 import json
@@ -26,6 +27,7 @@ import re
 import ssl
 from typing import Any
 
+import aiohttp
 import openai
 
 from scorekit.errors import JudgeError, JudgeHTTPError, JudgeOutputError, JudgeTimeoutError
@@ -81,7 +83,8 @@ def _failed_to_connect(exc: BaseException) -> bool:
 
     The SDK's aiohttp transport reports every aiohttp connection error as a connect timeout,
     a refused connection and a server that hung up included; only a chain of causes with a
-    ``TimeoutError`` in it is a real timeout.
+    ``TimeoutError`` (or, before Python 3.11, ``asyncio.TimeoutError``) in it is a real
+    timeout.
     """
     cause = exc.__cause__
     if cause is None:
@@ -89,7 +92,7 @@ def _failed_to_connect(exc: BaseException) -> bool:
     for _ in range(8):  # the chain is short; a bound guards against cycles
         if cause is None:
             return True
-        if isinstance(cause, TimeoutError):
+        if isinstance(cause, (TimeoutError, asyncio.TimeoutError)):  # distinct before 3.11
             return False
         cause = cause.__cause__
     return False
@@ -290,6 +293,14 @@ class OpenAICompatibleModel:
                 raise self._translate(exc) from None
             except openai.OpenAIError as exc:
                 raise self._translate(exc) from None
+            except aiohttp.ClientError as exc:
+                # a response aiohttp could not parse (a bad status line, oversized or
+                # duplicated headers): the SDK's transport passes these through unwrapped
+                raise JudgeHTTPError(
+                    f"{self.model_id}: the server's HTTP response could not be read "
+                    f"({self._cause_text(exc)})",
+                    status_code=0,
+                ) from None
             return self._response(str(body), request)
 
     def _response(self, body: str, request: JudgeRequest) -> JudgeResponse:
@@ -324,6 +335,15 @@ class OpenAICompatibleModel:
             schema_name=request.schema_name,
         )
 
+    def _cause_text(self, exc: BaseException) -> str:
+        """``Type: message`` on one line, scrubbed of the API key, at most 300 characters."""
+        # aiohttp's parse errors print as "400, message=..., url=...": the 400 is not an HTTP
+        # status the server sent, so only the message is kept
+        message = getattr(exc, "message", None)
+        detail = message if isinstance(message, str) and message else str(exc)
+        text = " ".join(f"{type(exc).__name__}: {detail}".split())
+        return redact(text, self._resolved.api_key)[:300]
+
     def _translate(self, exc: openai.OpenAIError) -> JudgeError:
         key = self._resolved.api_key
         name = type(exc).__name__
@@ -331,9 +351,14 @@ class OpenAICompatibleModel:
             return JudgeTimeoutError(f"{self.model_id}: the request timed out ({name})")
         if isinstance(exc, openai.APIConnectionError):
             root = _root_cause(exc)
-            cause = redact(f"{type(root).__name__}: {root}", key)[:300]
+            if isinstance(root, ssl.SSLCertVerificationError):  # retrying cannot help
+                return JudgeError(
+                    f"{self.model_id}: the server's TLS certificate was not accepted "
+                    f"({self._cause_text(root)}); for a private CA set SSL_CERT_FILE"
+                )
             return JudgeHTTPError(
-                f"{self.model_id}: could not connect, or the connection was lost ({cause})",
+                f"{self.model_id}: could not connect, or the connection was lost "
+                f"({self._cause_text(root)})",
                 status_code=0,
             )
         if isinstance(exc, openai.APIStatusError):

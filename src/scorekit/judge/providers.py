@@ -313,7 +313,10 @@ def url_problem(url: str) -> str | None:
     """
     if not url or any(c.isspace() or _hidden(c) for c in url):
         return "it is empty or contains whitespace or control characters"
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:  # e.g. an unclosed "[" of an IPv6 host
+        return f"its host or port is malformed ({exc})"
     if parts.scheme.lower() not in ("http", "https"):
         problem = "it must start with http:// or https://"
         if "://" not in url and url_problem(f"http://{url}") is None:
@@ -326,7 +329,24 @@ def url_problem(url: str) -> str | None:
         return f"its host or port is malformed ({exc})"
     if not host:
         return "it has no host"
+    if parts.username is not None or parts.password is not None:
+        return (
+            "it holds a user name or password ('user:password@'); the SDK sends the API key "
+            "as the Authorization header, so pass the key as api_key= or in the provider's "
+            "key variable instead"
+        )
     return None
+
+
+def _shown_url(url: str) -> str:
+    """``url`` with any ``user:password@`` replaced by ``***@``, for messages."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    authority, slash, path = rest.partition("/")
+    if "@" in authority:
+        authority = "***@" + authority.rsplit("@", 1)[1]
+    return f"{scheme}{sep}{authority}{slash}{path}"
 
 
 def _checked_url(row: Provider, explicit: str | None, environ: Mapping[str, str]) -> str | None:
@@ -334,7 +354,8 @@ def _checked_url(row: Provider, explicit: str | None, environ: Mapping[str, str]
         problem = url_problem(explicit)
         if problem:
             raise ConfigError(
-                f"base_url {explicit!r} is not a usable URL: {problem}; expected for example "
+                f"base_url {_shown_url(explicit)!r} is not a usable URL: {problem}; expected "
+                "for example "
                 "'http://127.0.0.1:8000/v1'",
                 field="base_url",
             )
@@ -346,8 +367,8 @@ def _checked_url(row: Provider, explicit: str | None, environ: Mapping[str, str]
     problem = url_problem(url)
     if problem:
         raise JudgeUnavailableError(
-            f"{variable}={url!r} is not a usable base URL for {row.name}: {problem}; set it "
-            "to a URL such as 'http://127.0.0.1:8000/v1'"
+            f"{variable}={_shown_url(url)!r} is not a usable base URL for {row.name}: "
+            f"{problem}; set it to a URL such as 'http://127.0.0.1:8000/v1'"
         )
     return url
 

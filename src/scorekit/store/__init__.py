@@ -30,6 +30,10 @@ _LAZY = {
 }
 
 
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
+
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
