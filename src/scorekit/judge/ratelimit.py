@@ -158,7 +158,9 @@ class AdaptiveLimiter:
                 continue
             self._active += 1
             if loop is running:
-                loop.call_soon(self._grant, future)  # same loop: no self-pipe wake-up needed
+                # the waiter's own loop, on its thread: grant at once (set_result only
+                # schedules the waiter), one pass of the loop sooner than through _grant
+                future.set_result(None)
                 continue
             try:
                 loop.call_soon_threadsafe(self._grant, future)
