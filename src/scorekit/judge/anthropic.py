@@ -12,7 +12,6 @@ version pinned here no longer takes them.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any
 
@@ -64,8 +63,7 @@ class AnthropicModel:
         self._timeout = timeout
         # one client per event loop and endpoint, shared by the judges of that endpoint and
         # closed at the loop's shutdown (scorekit.judge.clients)
-        key_digest = hashlib.sha256((resolved.api_key or "").encode()).hexdigest()[:16]
-        self._client_key = ("anthropic", resolved.base_url, key_digest, timeout)
+        self._client_key = ("anthropic", resolved.base_url, resolved.key_digest, timeout)
 
     @property
     def model_id(self) -> str:

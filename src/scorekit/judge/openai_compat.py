@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import hashlib
 import json
 import re
 import ssl
@@ -142,11 +141,10 @@ class OpenAICompatibleModel:
         self._resolved = resolved
         self._timeout = timeout
         self._mode: StructuredMode = resolved.provider.mode
-        key_digest = hashlib.sha256((resolved.api_key or "").encode()).hexdigest()[:16]
         # what makes two SDK clients differ, but the base URL (the local judge learns it late)
         self._client_key = (
             resolved.provider.protocol,
-            key_digest,
+            resolved.key_digest,
             resolved.model if resolved.provider.protocol == "azure" else None,
             resolved.api_version,
             timeout,

@@ -16,6 +16,7 @@ constructed, with a message that says what to set.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import importlib.util
 import os
 import unicodedata
@@ -257,6 +258,15 @@ class ResolvedModel:
     def identity(self) -> dict[str, Any]:
         """What identifies a remote model for cache keys and the shared limiter (no API key)."""
         return {"provider": self.provider.name, "model": self.model, "base_url": self.base_url}
+
+    @property
+    def key_digest(self) -> str:
+        """A short SHA-256 digest of the API key (of ``""`` when there is none).
+
+        It tells apart SDK clients that must not be shared (two keys, one endpoint) without
+        holding the key itself.
+        """
+        return hashlib.sha256((self.api_key or "").encode()).hexdigest()[:16]
 
 
 def list_providers() -> list[Provider]:
