@@ -1,4 +1,9 @@
-"""Access to the conformance corpus of the real Mastra package (shared/conformance).
+"""Access to the conformance corpus of the real Mastra package.
+
+The corpus is a copy of ``shared/conformance`` (its README says how it was made), kept in
+``tests/conformance_data`` so that the suite runs from a clone anywhere; ``SCOREKIT_SHARED``
+points the tests at another ``shared/`` folder instead, and while the ``shared/`` folder beside
+the checkout exists, a test checks that the copy has not drifted from it.
 
 Cases and expected results are matched by id. Helpers map Mastra's camelCase to scorekit's
 snake_case and turn a case's input/output into a scorer run's arguments.
@@ -14,8 +19,16 @@ from pathlib import Path
 from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("SCOREKIT_SHARED", REPO_ROOT.parent / "shared"))
-CORPUS = SHARED / "conformance" / "mastra-evals-1.10.2"
+CORPUS_NAME = "mastra-evals-1.10.2"
+BUNDLED = REPO_ROOT / "tests" / "conformance_data" / CORPUS_NAME
+"""The copy kept with the tests."""
+BESIDE = REPO_ROOT.parent / "shared" / "conformance" / CORPUS_NAME
+"""The original, in the ``shared/`` folder next to the checkout (when there is one)."""
+CORPUS = (
+    Path(os.environ["SCOREKIT_SHARED"]) / "conformance" / CORPUS_NAME
+    if os.environ.get("SCOREKIT_SHARED")
+    else BUNDLED
+)
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
 
@@ -37,7 +50,8 @@ def to_snake(value: Any) -> Any:
 def _load() -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
     if not CORPUS.is_dir():
         raise FileNotFoundError(
-            f"conformance corpus not found at {CORPUS}; set SCOREKIT_SHARED to the shared/ folder"
+            f"conformance corpus not found at {CORPUS}; unset SCOREKIT_SHARED to use the copy "
+            "in tests/conformance_data, or point it at a shared/ folder"
         )
     with open(CORPUS / "cases.jsonl", encoding="utf-8") as f:
         cases = [json.loads(line) for line in f if line.strip()]
