@@ -77,33 +77,39 @@ def _content_text(content: Any) -> str:
     raise TypeError(f"unexpected content {type(content).__name__}")
 
 
+_MAX_CAUSES = 8
+"""How far a chain of ``__cause__`` is followed: they are short, the bound guards against cycles."""
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    """``exc.__cause__``, its cause, and so on, innermost last (at most :data:`_MAX_CAUSES`)."""
+    chain: list[BaseException] = []
+    cause = exc.__cause__
+    while cause is not None and len(chain) < _MAX_CAUSES:
+        chain.append(cause)
+        cause = cause.__cause__
+    return chain
+
+
 def _failed_to_connect(exc: BaseException) -> bool:
     """Whether an SDK timeout error is really a failed connection (refused, reset, closed).
 
     The SDK's aiohttp transport reports every aiohttp connection error as a connect timeout,
     a refused connection and a server that hung up included; only a chain of causes with a
     ``TimeoutError`` (or, before Python 3.11, ``asyncio.TimeoutError``) in it is a real
-    timeout.
+    timeout. A chain that reaches the bound is not trusted to be a failed connection.
     """
-    cause = exc.__cause__
-    if cause is None:
-        return False
-    for _ in range(8):  # the chain is short; a bound guards against cycles
-        if cause is None:
-            return True
-        if isinstance(cause, (TimeoutError, asyncio.TimeoutError)):  # distinct before 3.11
-            return False
-        cause = cause.__cause__
-    return False
+    causes = _causes(exc)
+    return 0 < len(causes) < _MAX_CAUSES and not any(
+        isinstance(cause, (TimeoutError, asyncio.TimeoutError))  # distinct before 3.11
+        for cause in causes
+    )
 
 
 def _root_cause(exc: BaseException) -> BaseException:
     """The innermost ``__cause__`` (what the transport saw: refused, reset, DNS failure)."""
-    for _ in range(8):
-        if exc.__cause__ is None:
-            break
-        exc = exc.__cause__
-    return exc
+    causes = _causes(exc)
+    return causes[-1] if causes else exc
 
 
 @functools.lru_cache(maxsize=1)
