@@ -40,13 +40,13 @@ from scorekit.pipeline import (
     not_scorable,
 )
 from scorekit.rounding import format_score, round_to_two_decimals
+from scorekit.scorers.answer_claims import answer_claims_schema, answer_claims_step
 from scorekit.scorers.replies import (
     LANGUAGE_RULE,
     Claims,
     CountedReply,
     JudgeReply,
     YesNoUnsure,
-    item_limit,
 )
 
 __all__ = [
@@ -105,26 +105,6 @@ def faithfulness_score(verdicts: Sequence[str], *, scale: float = 1.0) -> float:
         return 0.0
     supported = sum(1 for verdict in verdicts if verdict == "yes")
     return round_to_two_decimals(supported / len(verdicts) * scale)
-
-
-def claims_prompt(answer: str) -> str:
-    """Ask for every claim of an answer (shared with :mod:`scorekit.scorers.hallucination`)."""
-    return f"""List every claim the text below makes.
-
-A claim is any statement that asserts something: facts, figures, opinions stated as facts and
-speculation ("it may rain tomorrow" is a claim). Questions and instructions are not claims.
-Split compound sentences into single claims, keep each claim self-contained (replace pronouns
-with what they refer to), and keep the text's own words where you can. Add nothing that the
-text does not say. An empty text has no claims.
-
-Example: "The Model S, built by Tesla, reaches 100 km/h in 2.1 seconds. Will prices fall? They
-might drop next year." gives ["The Model S is built by Tesla.", "The Model S reaches 100 km/h
-in 2.1 seconds.", "Tesla Model S prices might drop next year."].
-
-Text:
-{answer}
-
-Answer with JSON only: {{"claims": ["..."]}}"""
 
 
 def _verdicts_prompt(query: str, context: Sequence[str], claims: Sequence[str]) -> str:
@@ -207,10 +187,7 @@ def create_faithfulness_scorer(
     def claims_step(ctx: StepContext) -> str | LocalResult | NotScorable:
         if not context_of(ctx):
             return not_scorable(NO_CONTEXT_REASON)
-        answer = get_assistant_message(ctx.run.output) or ""
-        if not answer.strip():
-            return local_result(Claims(claims=[]))
-        return claims_prompt(answer)
+        return answer_claims_step(ctx)
 
     def verdicts_step(ctx: StepContext) -> str | LocalResult:
         claims: Claims = ctx.results.preprocess_step_result
@@ -219,9 +196,6 @@ def create_faithfulness_scorer(
         return _verdicts_prompt(
             get_user_message(ctx.run.input) or "", context_of(ctx), claims.claims
         )
-
-    def claims_schema(ctx: StepContext) -> SchemaSpec:
-        return Claims.at_most(item_limit(get_assistant_message(ctx.run.output) or ""))
 
     def verdicts_schema(ctx: StepContext) -> SchemaSpec:
         return FaithfulnessVerdicts.expecting(len(ctx.results.preprocess_step_result.claims))
@@ -251,7 +225,7 @@ def create_faithfulness_scorer(
             description="Share of the answer's claims that the context supports",
             judge=judge,
         )
-        .preprocess(PromptStep("Extract the answer's claims", claims_step, claims_schema))
+        .preprocess(PromptStep("Extract the answer's claims", claims_step, answer_claims_schema))
         .analyze(PromptStep("Check each claim against the context", verdicts_step, verdicts_schema))
         .generate_score(generate_score)
         .generate_reason(PromptStep("Explain the score", reason_step))

@@ -24,7 +24,7 @@ from scorekit.context import ContextExtractor, ContextSource
 from scorekit.judge.judge import Judge, to_judge
 from scorekit.judge.model import JudgeModel
 from scorekit.judge.structured import SchemaSpec
-from scorekit.messages import get_assistant_message, get_user_message
+from scorekit.messages import get_user_message
 from scorekit.options import check_scale
 from scorekit.pipeline import (
     LocalResult,
@@ -37,14 +37,13 @@ from scorekit.pipeline import (
     not_scorable,
 )
 from scorekit.rounding import format_score, round_to_two_decimals
-from scorekit.scorers.faithfulness import claims_prompt
+from scorekit.scorers.answer_claims import answer_claims_schema, answer_claims_step
 from scorekit.scorers.replies import (
     LANGUAGE_RULE,
     Claims,
     CountedReply,
     JudgeReply,
     YesNo,
-    item_limit,
 )
 
 __all__ = [
@@ -185,10 +184,7 @@ def create_hallucination_scorer(
     async def claims_step(ctx: StepContext) -> str | LocalResult | NotScorable:
         if not await source.resolve(ctx.run):
             return not_scorable(NO_CONTEXT_REASON)
-        answer = get_assistant_message(ctx.run.output) or ""
-        if not answer.strip():
-            return local_result(Claims(claims=[]))
-        return claims_prompt(answer)
+        return answer_claims_step(ctx)
 
     async def verdicts_step(ctx: StepContext) -> str | LocalResult:
         claims: Claims = ctx.results.preprocess_step_result
@@ -197,9 +193,6 @@ def create_hallucination_scorer(
         return _verdicts_prompt(
             get_user_message(ctx.run.input) or "", await source.resolve(ctx.run), claims.claims
         )
-
-    def claims_schema(ctx: StepContext) -> SchemaSpec:
-        return Claims.at_most(item_limit(get_assistant_message(ctx.run.output) or ""))
 
     def verdicts_schema(ctx: StepContext) -> SchemaSpec:
         return HallucinationVerdicts.expecting(len(ctx.results.preprocess_step_result.claims))
@@ -224,7 +217,7 @@ def create_hallucination_scorer(
             description="Share of the answer's claims that the context does not back",
             judge=judge,
         )
-        .preprocess(PromptStep("Extract the answer's claims", claims_step, claims_schema))
+        .preprocess(PromptStep("Extract the answer's claims", claims_step, answer_claims_schema))
         .analyze(PromptStep("Mark hallucinated claims", verdicts_step, verdicts_schema))
         .generate_score(generate_score)
         .generate_reason(PromptStep("Explain the score", reason_step))
