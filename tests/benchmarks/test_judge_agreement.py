@@ -35,7 +35,47 @@ def test_metrics_exact(bench: ModuleType) -> None:
     assert bench.cohen_kappa([1, 1], [1, 1]) is None
 
 
-def test_loaders_and_balanced_sample(bench: ModuleType) -> None:
+def test_loaders_read_the_datasets_formats(bench: ModuleType, tmp_path: Path) -> None:
+    # a few rows in the real files' formats (the datasets live in ../shared/data)
+    begin_file = tmp_path / "begin.tsv"
+    begin_file.write_text(
+        "model_name\tdata_source\tknowledge\tmessage\tresponse\tbegin_label\n"
+        "t5\twow\tcrayola made chalk first\twhy dark?\tcrayola began with chalk\t"
+        "Fully attributable\n"
+        "gpt2\twow\tthe garment is a kilt\tnice\tit is blue\tNot fully attributable\n"
+        'gpt2\twow\t"quoted" text\thi\tgeneric\tGeneric\n',
+        encoding="utf-8",
+    )
+    begin = bench.load_begin(begin_file)
+    assert begin == [
+        bench.Row(("crayola made chalk first",), "why dark?", "crayola began with chalk", 1),
+        bench.Row(("the garment is a kilt",), "nice", "it is blue", 0),
+    ]
+    claim = {"claim_string": "Paris is big [1].", "support": "Complete"}
+    record = {
+        "question": "q?",
+        "answers": {
+            "a": {
+                "claims": [
+                    {**claim, "evidence": ["[1] title\n\n" + "x" * 20]},
+                    {**claim, "support": "Partial", "evidence": ["[2] t\n\nshort"]},
+                    {**claim, "support": "Missing", "evidence": ["[3] t"]},  # no passage text
+                    {**claim, "support": None, "evidence": ["[4] t\n\nignored"]},
+                ]
+            }
+        },
+    }
+    expertqa_file = tmp_path / "expertqa.jsonl"
+    expertqa_file.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    assert bench.load_expertqa(expertqa_file, 10) == [
+        bench.Row(("x" * 10,), "q?", "Paris is big.", 1),
+        bench.Row(("short",), "q?", "Paris is big.", 0),
+    ]
+
+
+def test_loaders_and_balanced_sample_on_the_real_datasets(bench: ModuleType) -> None:
+    if not bench.DATA.is_dir():
+        pytest.skip(f"the datasets are not at {bench.DATA} (../shared/data or SCOREKIT_SHARED)")
     begin = bench.load_begin(bench.DATA / "begin_wow" / "begin_dev_wow.tsv")
     assert len(begin) == 430 and sum(r.label for r in begin) == 180
     expertqa = bench.load_expertqa(bench.DATA / "expertqa_lfqa" / "rand_test.jsonl", 1500)
