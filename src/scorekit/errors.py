@@ -22,8 +22,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from scorekit.judge.model import JudgeUsage
-    from scorekit.pipeline import ScorerRunResult
+    from scorekit.results import ScorerRunResult
+    from scorekit.usage import JudgeUsage
 
 __all__ = [
     "ConfigError",

@@ -41,10 +41,10 @@ from typing import TYPE_CHECKING, Any, Literal
 from scorekit._sync import run_sync
 from scorekit.context import item_context
 from scorekit.errors import ConfigError, ScorekitError, ScorerRunError, StoreError
-from scorekit.judge.model import JudgeUsage
 from scorekit.metrics import ScorerSummary
 from scorekit.pipeline import RunError, Scorer, ScorerRunResult, Status
 from scorekit.store.records import ResultRecord, RunStatus
+from scorekit.usage import JudgeUsage
 
 if TYPE_CHECKING:  # imported when a store is used: SQLAlchemy is a large import
     from scorekit.store.store import Store

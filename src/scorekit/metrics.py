@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from scorekit.errors import ConfigError
-from scorekit.pipeline import ScorerRunResult, Status
+from scorekit.results import ScorerRunResult, Status
 
 __all__ = ["ScorerSummary", "pearson", "rank", "spearman"]
 

@@ -30,8 +30,9 @@ from pydantic import BaseModel, ConfigDict
 from scorekit._sync import run_sync
 from scorekit.errors import ConfigError, JudgeError, JudgeOutputError, ScorerRunError
 from scorekit.judge.judge import Judge
-from scorekit.judge.model import JudgeUsage
 from scorekit.judge.structured import OutputSchema, SchemaSpec
+from scorekit.results import RunError, ScorerRunResult, Status
+from scorekit.usage import JudgeUsage
 
 __all__ = [
     "STEP_NAMES",
@@ -55,9 +56,6 @@ __all__ = [
 StepName = Literal["preprocess", "analyze", "generate_score", "generate_reason"]
 STEP_NAMES: tuple[StepName, ...] = ("preprocess", "analyze", "generate_score", "generate_reason")
 """The step kinds in the order they run."""
-
-Status = Literal["ok", "skipped", "error"]
-"""How a scorer run ended: scored, deliberately not scored (with a reason), or failed."""
 
 
 @dataclass(frozen=True)
@@ -245,66 +243,6 @@ class StepInfo:
     name: StepName
     type: Literal["function", "prompt"]
     description: str | None
-
-
-class RunError(BaseModel):
-    """Why a scorer run failed.
-
-    Attributes:
-        type: the exception's class name.
-        message: the exception's message.
-        step: the step that failed, or ``None`` when the failure came before any step.
-        raw_output: the judge's raw reply when the failure was an unparseable reply.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    type: str
-    message: str
-    step: str | None = None
-    raw_output: str | None = None
-
-
-class ScorerRunResult(BaseModel):
-    """The result of one scorer run (Mastra ``ScorerRunResult``, snake_case fields).
-
-    ``score`` is a finite float when ``status == "ok"`` and ``None`` otherwise.
-    """
-
-    # bytes become base64 text in JSON (any bytes can, UTF-8 or not)
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True, ser_json_bytes="base64")
-
-    scorer_id: str
-    run_id: str
-    status: Status
-    score: float | None = None
-    reason: Any = None
-    input: Any = None
-    output: Any = None
-    ground_truth: Any = None
-    request_context: Any = None
-    preprocess_step_result: Any = None
-    analyze_step_result: Any = None
-    preprocess_prompt: str | None = None
-    analyze_prompt: str | None = None
-    generate_score_prompt: str | None = None
-    generate_reason_prompt: str | None = None
-    error: RunError | None = None
-    judge_usage: JudgeUsage = JudgeUsage()
-    duration_s: float = 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the result as JSON-ready data (step results as plain dicts and lists)."""
-        # values of unknown types (numpy arrays, custom objects) are written as their repr
-        data = self.model_dump(mode="json", exclude={"judge_usage"}, fallback=_json_fallback)
-        data["judge_usage"] = self.judge_usage.to_dict()
-        return data
-
-
-def _json_fallback(value: Any) -> Any:
-    if isinstance(value, (set, frozenset)):
-        return sorted(value, key=repr)
-    return repr(value)
 
 
 @dataclass

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from scorekit.judge.model import JudgeUsage
-from scorekit.pipeline import Status
+from scorekit.results import Status
+from scorekit.usage import JudgeUsage
 
 __all__ = [
     "ResultRecord",

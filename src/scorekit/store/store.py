@@ -33,8 +33,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, SQLAlchemyError
 
 from scorekit.errors import StoreError
-from scorekit.judge.model import JudgeUsage
-from scorekit.pipeline import Status
+from scorekit.results import Status
 from scorekit.store.records import (
     ResultRecord,
     RunRecord,
@@ -44,6 +43,7 @@ from scorekit.store.records import (
     ScorerStats,
 )
 from scorekit.store.tables import metadata, results, runs
+from scorekit.usage import JudgeUsage
 
 __all__ = ["DEFAULT_DB_PATH", "Store", "resolve_url"]
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic_core import to_jsonable_python
 
 from scorekit.errors import StoreError
-from scorekit.pipeline import ScorerRunResult
+from scorekit.results import ScorerRunResult
 
 if TYPE_CHECKING:
     from scorekit.evals import ItemResult
