@@ -7,6 +7,7 @@ import pytest
 from scorekit import ConfigError, Judge
 from scorekit.judge import ScriptedJudge
 from scorekit.judge.judge import DEFAULT_INSTRUCTIONS, to_judge
+from tests.judge.conftest import needs_smollm2
 
 
 def test_judge_without_instructions_takes_the_scorers() -> None:
@@ -33,7 +34,11 @@ def test_with_instructions_checks_its_argument() -> None:
         Judge(ScriptedJudge(), "")
 
 
-def test_local_judges_default_to_one_request_at_a_time() -> None:
+def test_remote_judges_default_to_eight_requests_at_a_time() -> None:
     assert Judge("test/x").settings.concurrency == 8
     assert Judge("test/x", concurrency=3).settings.concurrency == 3
+
+
+@needs_smollm2
+def test_local_judges_default_to_one_request_at_a_time() -> None:
     assert Judge("local/smollm2", cache=False).settings.concurrency == 1

@@ -2,6 +2,7 @@
 
 Few and short on purpose (CI has two cores). The tiny model only demonstrates the plumbing:
 the tests assert the shape of its answers (schema-valid, allowed labels), never the labels.
+Without the ``local`` extra or the model package they skip, naming the missing package.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import pytest
 from scorekit import JudgeContextWindowError, PromptStep, ScorerRunError, create_scorer
 from scorekit.judge import Judge
 from scorekit.judge.local import LocalModel
-from tests.judge.conftest import Relevance
+from tests.judge.conftest import Relevance, needs_smollm2
 
 ALLOWED = set(get_args(Relevance.model_fields["label"].annotation))
 
@@ -27,6 +28,7 @@ PROMPT = (
 )
 
 
+@needs_smollm2
 async def test_smollm2_labels_relevance_with_schema_valid_output(tmp_path: Path) -> None:
     judge = Judge("local/smollm2", cache_dir=tmp_path, max_tokens=32, seed=1)
     assert isinstance(judge.model, LocalModel)
@@ -52,6 +54,7 @@ async def test_smollm2_labels_relevance_with_schema_valid_output(tmp_path: Path)
     assert again.usage.cache_hits == 1
 
 
+@needs_smollm2
 async def test_prompt_larger_than_the_window_fails_before_the_call() -> None:
     judge = Judge("local/smollm2", context_window=512, cache=False)
     scorer = (
@@ -100,6 +103,7 @@ def prompt_leaving(judge: Judge, room: int) -> str:
     return "the context says many things " * high
 
 
+@needs_smollm2
 async def test_a_prompt_leaving_no_room_for_the_reply_fails_before_the_call() -> None:
     judge = Judge("local/smollm2", context_window=512, cache=False, max_tokens=4096)
     prompt = prompt_leaving(judge, 10)
@@ -116,6 +120,7 @@ async def test_a_prompt_leaving_no_room_for_the_reply_fails_before_the_call() ->
     assert error.usage.calls == 1  # one attempt, refused before anything was generated
 
 
+@needs_smollm2
 async def test_the_reply_budget_is_capped_to_the_room_left_in_the_window() -> None:
     judge = Judge("local/smollm2", context_window=512, cache=False)
     prompt = prompt_leaving(judge, 40) + "\nNow write a very long story about the sea."
@@ -143,6 +148,7 @@ def test_reply_budget_arithmetic() -> None:
     assert MIN_REPLY_TOKENS == 16
 
 
+@needs_smollm2
 async def test_the_first_call_is_timed_without_the_model_loading() -> None:
     from scorekit.judge.local import stop_local_servers
 

@@ -7,6 +7,7 @@ import pytest
 from scorekit import ConfigError, JudgeUnavailableError
 from scorekit.judge import Judge, ScriptedJudge
 from scorekit.judge.providers import PROVIDERS, list_providers, resolve_model
+from tests.judge.conftest import needs_smollm2, needs_xllamacpp
 
 EXPECTED = {
     "openai", "azure", "google", "groq", "mistral", "deepseek", "xai", "together", "fireworks",
@@ -100,11 +101,16 @@ def test_azure_needs_endpoint_key_and_api_version() -> None:
     assert (resolved.model, resolved.api_version) == ("my-deployment", "2024-10-21")
 
 
-def test_local_paths_and_alias(tmp_path: Path) -> None:
+@needs_smollm2
+def test_local_alias() -> None:
     smol = resolve_model("local/smollm2", env={})
     assert smol.model_id == "local/smollm2"
     assert smol.model.endswith("SmolLM2-135M-Instruct.Q4_1.gguf")
     assert Path(smol.model).is_file()
+
+
+@needs_xllamacpp
+def test_local_paths(tmp_path: Path) -> None:
     with pytest.raises(JudgeUnavailableError, match="no such model file"):
         resolve_model(f"local/{tmp_path}/missing.gguf", env={})
     with pytest.raises(JudgeUnavailableError, match=r"expected a path to a \.gguf"):

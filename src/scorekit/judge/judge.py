@@ -15,21 +15,28 @@ Retry sits above the rate limiter (a design choice): the limiter then sees every
 outcome, including the 429s that a retry hides, and a request waiting out its backoff holds no
 slot. The timeout sits below it, so time spent queueing for a slot never counts against a
 call's deadline.
+
+A judge built from a model string has a :class:`JudgeSpec`, its recipe as plain data (model
+string, instructions, options; never the API key), and pickles as that spec: the receiving
+process (a Ray worker, a process pool) builds its own judge, with its own SDK clients, limiter
+and cache connection (:mod:`scorekit.judge.spec`). ``JudgeSpec`` is defined here, beside
+``Judge``, because the two refer to each other: in two modules they would import each other.
 """
 
 from __future__ import annotations
 
-import copy
 import logging
 import os
 import time
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar
 
 from scorekit.errors import ConfigError, JudgeError
+from scorekit.judge.adapters import build_model
 from scorekit.judge.cache import CachingModel, open_cache
 from scorekit.judge.model import ChatMessage, JudgeModel, JudgeRequest, JudgeResponse, JudgeUsage
-from scorekit.judge.providers import build_model, resolve_model
+from scorekit.judge.providers import resolve_model, url_problem
 from scorekit.judge.ratelimit import AdaptiveLimiter, RateLimitedModel, shared_limiter
 from scorekit.judge.repair import ask_structured, ask_text
 from scorekit.judge.retry import RetryingModel
@@ -38,12 +45,14 @@ from scorekit.judge.settings import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_RETRY_BACKOFF_S,
     DEFAULT_TIMEOUT_S,
+    SPEC_OPTIONS,
     JudgeSettings,
+    check_plain_options,
 )
 from scorekit.judge.structured import OutputSchema, SchemaSpec
 from scorekit.judge.timeout import TimeoutModel
 
-__all__ = ["DEFAULT_INSTRUCTIONS", "Judge", "JudgeResult", "to_judge"]
+__all__ = ["DEFAULT_INSTRUCTIONS", "Judge", "JudgeResult", "JudgeSpec", "to_judge"]
 
 T = TypeVar("T")
 
@@ -113,7 +122,16 @@ class Judge:
             (required for ``openai-compatible`` unless ``OPENAI_COMPATIBLE_BASE_URL`` is set);
             wins over the environment.
         api_key: the API key for a model string; wins over the environment. Never shown in
-            ``repr``, errors, logs, results or cache keys.
+            ``repr``, errors, logs, results or cache keys, and never pickled (see below).
+
+    A judge built from a model string pickles as its :attr:`spec` and is built again on the
+    other side (:meth:`JudgeSpec.build`), with its own SDK clients, limiter and cache
+    connection, so it can be sent to Ray workers or a process pool. The pickled bytes hold no
+    API key: the receiving process reads the key from its own environment (the provider's
+    variable, e.g. ``OPENAI_API_KEY``) even when ``api_key=`` was passed here, and fails to
+    unpickle with ``JudgeUnavailableError`` when it has none. Likewise a base URL taken from a
+    ``<PROVIDER>_BASE_URL`` variable is read again there; one passed as ``base_url=`` travels.
+    A judge around a ``JudgeModel`` object has no spec and refuses to pickle.
 
     Raises:
         ConfigError: an option is invalid (``field`` names it).
@@ -149,6 +167,7 @@ class Judge:
             not isinstance(instructions, str) or not instructions.strip()
         ):
             raise ConfigError("instructions must be a non-empty string", field="instructions")
+        concurrency_given = concurrency is not None
         if concurrency is None:
             # the in-process llama.cpp server answers one request at a time: more in flight
             # would only queue inside it, where their timeouts are already running
@@ -170,11 +189,19 @@ class Judge:
             if value is not None and (not isinstance(value, str) or not value.strip()):
                 raise ConfigError(f"{name} must be a non-empty string", field=name)
         identity: dict[str, Any] | None = None
+        spec: JudgeSpec | None = None
         if isinstance(model, str):
             resolved = resolve_model(model, base_url=base_url, api_key=api_key)
-            built: JudgeModel = build_model(
+            built = build_model(
                 resolved, timeout=settings.timeout, context_window=settings.context_window
             )
+            options = _given_options(
+                settings,
+                concurrency_given=concurrency_given,
+                cache_dir_given=cache_dir is not None,
+                base_url=base_url,
+            )
+            spec = JudgeSpec(model, instructions, options)
             if resolved.provider.protocol != "test":
                 identity = dict(getattr(built, "identity", None) or {}) or None
         elif isinstance(model, JudgeModel):
@@ -192,9 +219,14 @@ class Judge:
                 field="model",
             )
         self.model: JudgeModel = built
+        """The lowest layer: the protocol adapter or the given ``JudgeModel`` object."""
         self.instructions = instructions or DEFAULT_INSTRUCTIONS
+        """The system prompt sent with every request."""
         self.has_own_instructions = instructions is not None
+        """Whether the judge was given instructions (else a prebuilt scorer gives it its own)."""
         self.settings = settings
+        """The validated keyword options."""
+        self._spec = spec
         limiter_key = (
             repr(sorted(identity.items())) if identity else f"{built.model_id}#{id(built)}"
         )
@@ -225,20 +257,53 @@ class Judge:
         """The outermost layer below the repair loop (cache, retry, limit, timeout, model)."""
         return self._transport
 
+    @property
+    def spec(self) -> JudgeSpec | None:
+        """The judge's recipe as plain data (no API key), or ``None`` for a ``JudgeModel`` object.
+
+        ``judge.spec.build()`` makes an equivalent judge; pickling sends this spec.
+        """
+        return self._spec
+
     def __repr__(self) -> str:
         return f"Judge(model={self.model_id!r})"
 
+    def __copy__(self) -> Judge:
+        # a shallow copy shares the model, limiter and cache (pickling, by __reduce__, does not)
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        return twin
+
+    def __reduce__(self) -> tuple[Callable[[JudgeSpec], Judge], tuple[JudgeSpec]]:
+        """Pickle as the judge's :attr:`spec`, built again on unpickling (no API key inside).
+
+        Raises:
+            TypeError: the judge was built around a ``JudgeModel`` object, which has no spec.
+        """
+        if self._spec is None:
+            raise TypeError(
+                "cannot pickle a Judge built around a JudgeModel object "
+                f"({type(self.model).__name__}): "
+                "build it from a model string, Judge('provider/model', ...), to send it to "
+                "another process"
+            )
+        return (_build_judge, (self._spec,))
+
     def with_instructions(self, instructions: str) -> Judge:
         """Return a judge with other instructions, sharing this one's model, limiter and cache.
+
+        Its :attr:`spec` (if any) holds the new instructions.
 
         Raises:
             ConfigError: ``instructions`` is empty or not a string.
         """
         if not isinstance(instructions, str) or not instructions.strip():
             raise ConfigError("instructions must be a non-empty string", field="instructions")
-        twin = copy.copy(self)
+        twin = self.__copy__()
         twin.instructions = instructions
         twin.has_own_instructions = True
+        if self._spec is not None:
+            twin._spec = replace(self._spec, instructions=instructions)
         twin._limiter.claim(self.settings.concurrency, owner=twin)
         return twin
 
@@ -341,6 +406,136 @@ class Judge:
             exc.usage = meter.usage
             raise
         return JudgeResult(response.text, response.text, meter.usage, self.model_id)
+
+
+@dataclass(frozen=True)
+class JudgeSpec:
+    """The recipe of a :class:`Judge` as plain data: picklable, JSON-able, without secrets.
+
+    A judge built from a model string has one (:attr:`Judge.spec`) and pickles as it; scorer
+    specs embed it to cross process boundaries. :meth:`build` makes a new judge: the model
+    string is resolved again where it is built, so the API key (never part of a spec) and any
+    ``<PROVIDER>_BASE_URL`` come from that process's environment.
+
+    Args:
+        model: the ``"provider/model"`` string.
+        instructions: the judge's own instructions, or ``None``.
+        options: keyword options of :class:`Judge` as JSON scalars, names from
+            :data:`~scorekit.judge.settings.SPEC_OPTIONS` (``cache_dir`` a path string; a
+            ``PathLike`` is turned into one); ``None`` where it is the default is dropped.
+
+    Raises:
+        ConfigError: a field is invalid, an option unknown, ``api_key`` given, or an option's
+            value one :class:`Judge` would refuse (``field`` names it). The model string is
+            resolved by :meth:`build`, not here (that reads the environment).
+
+    Example::
+
+        spec = JudgeSpec("openai/gpt-4o-mini", options={"timeout": 30, "concurrency": 16})
+        assert JudgeSpec.from_dict(json.loads(json.dumps(spec.to_dict()))) == spec
+        judge = spec.build()  # reads OPENAI_API_KEY in this process
+    """
+
+    model: str
+    """The ``"provider/model"`` string (``"openai/gpt-4o-mini"``, ``"local/smollm2"``)."""
+    instructions: str | None = None
+    """The judge's own system instructions, or ``None`` when it had none (a prebuilt scorer then
+    gives it its own)."""
+    options: Mapping[str, Any] = field(default_factory=dict)
+    """The keyword options the judge was built with, where not the default, as JSON scalars in
+    :data:`~scorekit.judge.settings.SPEC_OPTIONS` order (``cache_dir`` as the absolute path the
+    judge used); never ``api_key``."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.model, str) or not self.model.strip():
+            raise ConfigError("model must be a non-empty 'provider/model' string", field="model")
+        if self.instructions is not None and (
+            not isinstance(self.instructions, str) or not self.instructions.strip()
+        ):
+            raise ConfigError(
+                "instructions must be a non-empty string or None", field="instructions"
+            )
+        options = check_plain_options(self.options)
+        url = options.get("base_url")
+        problem = url_problem(url) if url is not None else None
+        if problem:
+            raise ConfigError(f"base_url is not a usable URL: {problem}", field="base_url")
+        object.__setattr__(self, "options", options)
+
+    def __hash__(self) -> int:
+        return hash((self.model, self.instructions, tuple(self.options.items())))
+
+    def build(self) -> Judge:
+        """Make the judge this spec describes, resolving the model string in this process.
+
+        Returns:
+            A new judge (sharing the limiter and cache of judges on the same model here).
+
+        Raises:
+            JudgeUnavailableError: the model string cannot be resolved here (unknown provider,
+                no API key in this environment, missing extra ...).
+            ConfigError: ``base_url`` is not a usable URL.
+        """
+        return Judge(self.model, self.instructions, **self.options)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the spec as JSON-able data: ``{"model", "instructions", "options"}``."""
+        return {
+            "model": self.model,
+            "instructions": self.instructions,
+            "options": dict(self.options),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> JudgeSpec:
+        """Read a spec written by :meth:`to_dict` (``instructions`` and ``options`` optional).
+
+        Raises:
+            ConfigError: ``data`` is not a mapping, lacks ``model``, has unknown keys, or holds
+                invalid fields (``field`` names it).
+        """
+        if not isinstance(data, Mapping):
+            raise ConfigError(
+                f"a judge spec must be a mapping, not {type(data).__name__}", field="judge"
+            )
+        unknown = sorted(str(key) for key in data if key not in _SPEC_FIELDS)
+        if unknown:
+            raise ConfigError(
+                f"unknown judge spec field {unknown[0]!r}; expected {', '.join(_SPEC_FIELDS)}",
+                field=unknown[0],
+            )
+        if "model" not in data:
+            raise ConfigError("a judge spec needs a 'model' ('provider/model')", field="model")
+        return cls(data["model"], data.get("instructions"), data.get("options", {}))
+
+
+_SPEC_FIELDS = ("model", "instructions", "options")
+
+
+def _build_judge(spec: JudgeSpec) -> Judge:
+    """Unpickle a judge: build it from its spec (module level, so pickle can name it)."""
+    return spec.build()
+
+
+def _given_options(
+    settings: JudgeSettings, *, concurrency_given: bool, cache_dir_given: bool, base_url: str | None
+) -> dict[str, Any]:
+    """The options a judge was built with that differ from the defaults, as plain data."""
+    defaults = JudgeSettings()
+    options: dict[str, Any] = {}
+    for name in SPEC_OPTIONS:
+        if name == "concurrency":
+            if concurrency_given:
+                options[name] = settings.concurrency
+        elif name == "cache_dir":
+            if cache_dir_given:
+                options[name] = str(settings.cache_dir)
+        elif name == "base_url":
+            if base_url is not None:
+                options[name] = base_url
+        elif getattr(settings, name) != getattr(defaults, name):
+            options[name] = getattr(settings, name)
+    return options
 
 
 def to_judge(model: Judge | JudgeModel | str, instructions: str) -> Judge:

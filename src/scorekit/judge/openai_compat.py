@@ -31,10 +31,10 @@ import openai
 
 from scorekit.errors import JudgeError, JudgeHTTPError, JudgeOutputError, JudgeTimeoutError
 from scorekit.judge.clients import LoopClients
+from scorekit.judge.guard import check_request_allowed
 from scorekit.judge.model import ChatMessage, JudgeRequest, JudgeResponse
 from scorekit.judge.providers import ResolvedModel, StructuredMode
 from scorekit.judge.structured import is_strict_schema, schema_instruction
-from scorekit.judge.testing import check_request_allowed
 from scorekit.judge.translate import BODY_PREVIEW_CHARS, clip, http_error, redact, token_count
 
 __all__ = ["OpenAICompatibleModel", "shared_ssl_context"]

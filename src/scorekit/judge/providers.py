@@ -11,6 +11,9 @@ that reads the environment: ``<PROVIDER>_BASE_URL`` overrides a base URL (``OPEN
 and ``OPENAI_API_KEY`` are honoured exactly as the ``openai`` SDK does), and every problem
 (unknown provider, missing key, missing extra, malformed string) fails here, when the judge is
 constructed, with a message that says what to set.
+
+This module holds only the rows and the resolver, and imports no adapter: the adapter for each
+protocol is looked up in the adapter table, :mod:`scorekit.judge.adapters`, which sits above it.
 """
 
 from __future__ import annotations
@@ -34,7 +37,6 @@ __all__ = [
     "Provider",
     "ResolvedModel",
     "StructuredMode",
-    "build_model",
     "list_providers",
     "resolve_model",
     "url_problem",
@@ -477,37 +479,3 @@ def resolve_model(
                 "azure judges need an API version: set OPENAI_API_VERSION (e.g. 2024-10-21)"
             )
     return ResolvedModel(row, name, url, key, version)
-
-
-def build_model(resolved: ResolvedModel, *, timeout: float, context_window: int | None) -> Any:
-    """Build the protocol adapter for ``resolved``, importing its module only now.
-
-    Args:
-        resolved: the resolved model.
-        timeout: the adapter's own request timeout in seconds.
-        context_window: the local judge's window in tokens (``None``: its default).
-
-    Returns:
-        A :class:`~scorekit.judge.model.JudgeModel`.
-
-    Raises:
-        JudgeUnavailableError: an optional extra is missing.
-    """
-    protocol = resolved.provider.protocol
-    if protocol in ("openai", "azure"):
-        from scorekit.judge.openai_compat import OpenAICompatibleModel
-
-        return OpenAICompatibleModel(resolved, timeout=timeout)
-    if protocol == "anthropic":
-        from scorekit.judge.anthropic import AnthropicModel
-
-        return AnthropicModel(resolved, timeout=timeout)
-    if protocol == "local":
-        from scorekit.judge.local import LocalModel
-
-        return LocalModel(resolved, timeout=timeout, context_window=context_window)
-    if protocol == "test":
-        from scorekit.judge.testing import ScriptedJudge
-
-        return ScriptedJudge(name=resolved.model)
-    raise JudgeUnavailableError(f"no adapter for protocol {protocol!r}")

@@ -10,13 +10,21 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from scorekit.errors import ConfigError
 
-__all__ = ["DEFAULT_CONCURRENCY", "DEFAULT_MAX_RETRIES", "DEFAULT_TIMEOUT_S", "JudgeSettings"]
+__all__ = [
+    "DEFAULT_CONCURRENCY",
+    "DEFAULT_MAX_RETRIES",
+    "DEFAULT_TIMEOUT_S",
+    "SPEC_OPTIONS",
+    "JudgeSettings",
+    "check_plain_options",
+]
 
 DEFAULT_TIMEOUT_S = 60.0
 """Seconds one transport attempt may take before it is cancelled."""
@@ -27,6 +35,27 @@ DEFAULT_CONCURRENCY = 8
 DEFAULT_RETRY_BACKOFF_S = 0.5
 """First retry delay in seconds without ``Retry-After``; it doubles per retry (with jitter)."""
 _MAX_TEMPERATURE = 2.0
+
+SPEC_OPTIONS = (
+    "timeout",
+    "max_retries",
+    "retry_backoff",
+    "concurrency",
+    "temperature",
+    "seed",
+    "max_tokens",
+    "cache",
+    "cache_dir",
+    "context_window",
+    "base_url",
+)
+"""The judge's keyword options that travel as plain data (a
+:class:`~scorekit.judge.judge.JudgeSpec`), in order; ``api_key`` is never one."""
+
+_NULLABLE_OPTIONS = frozenset(
+    {"concurrency", "seed", "max_tokens", "cache_dir", "context_window", "base_url"}
+)
+"""Options whose ``None`` means "the default"."""
 
 
 @dataclass(frozen=True)
@@ -102,6 +131,61 @@ class JudgeSettings:
                 else _int_at_least(context_window, 256, "context_window")
             ),
         )
+
+
+def check_plain_options(options: object) -> dict[str, Any]:
+    """Validate judge options given as plain data (a spec's), with the judges' own checks.
+
+    Args:
+        options: a mapping from names in :data:`SPEC_OPTIONS` to JSON scalars (``cache_dir``
+            a path string; a ``PathLike`` is turned into one). ``None`` for an option whose
+            default is ``None`` means that default, and is dropped.
+
+    Returns:
+        The options in :data:`SPEC_OPTIONS` order, values as given (``base_url`` is only
+        checked to be a string here; the resolver checks the URL).
+
+    Raises:
+        ConfigError: ``options`` is not a mapping, holds ``api_key`` or an unknown name, or a
+            value :meth:`JudgeSettings.create` refuses; ``field`` names it.
+    """
+    if not isinstance(options, Mapping):
+        raise ConfigError(
+            f"options must be a mapping of judge options, not {type(options).__name__}",
+            field="options",
+        )
+    if "api_key" in options:
+        raise ConfigError(
+            "judge options as data never hold an API key: the process that builds the judge "
+            "reads it from the provider's environment variable",
+            field="api_key",
+        )
+    unknown = [str(name) for name in options if name not in SPEC_OPTIONS]
+    if unknown:
+        raise ConfigError(
+            f"unknown judge option {unknown[0]!r}; expected one of {', '.join(SPEC_OPTIONS)}",
+            field=unknown[0],
+        )
+    checked: dict[str, Any] = {}
+    for name in SPEC_OPTIONS:
+        if name not in options:
+            continue
+        value = options[name]
+        if name == "cache_dir" and isinstance(value, os.PathLike):
+            value = os.fspath(value)
+        if value is None and name in _NULLABLE_OPTIONS:
+            continue
+        if not isinstance(value, (str, int, float, bool)) or (
+            name in ("cache_dir", "base_url") and not isinstance(value, str)
+        ):
+            raise ConfigError(
+                f"{name} must be a number, boolean or string as the option takes, "
+                f"not {type(value).__name__}",
+                field=name,
+            )
+        checked[name] = value
+    JudgeSettings.create(**{name: v for name, v in checked.items() if name != "base_url"})
+    return checked
 
 
 def _is_number(value: Any) -> bool:

@@ -2,23 +2,21 @@
 
 It stands in for the judge in scorer tests; transport behaviour (retries, 429s, truncated JSON)
 is tested against a real HTTP server instead. :func:`forbid_remote_requests` makes every call
-to a real provider fail (servers on the loopback interface excepted), for unit-test suites.
+to a real provider fail (servers on the loopback interface excepted), for unit-test suites; it
+lives in :mod:`scorekit.judge.guard`, which the production adapters import, and is re-exported
+here for test suites.
 """
 
 from __future__ import annotations
 
-import contextlib
 import inspect
-import ipaddress
 import json
-import threading
-from collections.abc import Awaitable, Callable, Iterable, Iterator
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel
 
-from scorekit.errors import JudgeUnavailableError
+from scorekit.judge.guard import check_request_allowed, forbid_remote_requests
 from scorekit.judge.model import JudgeRequest, JudgeResponse
 
 __all__ = [
@@ -28,57 +26,6 @@ __all__ = [
     "forbid_remote_requests",
     "minimal_instance",
 ]
-
-_guard_lock = threading.Lock()
-_forbidden_depth = 0
-
-
-@contextlib.contextmanager
-def forbid_remote_requests() -> Iterator[None]:
-    """Within this block, every judge call to a non-loopback host fails.
-
-    Servers on 127.0.0.0/8, ``::1`` and ``localhost`` (scripted test servers, the local
-    llama.cpp judge) stay reachable. Applies to every thread, so sync calls bridged to a worker
-    thread are covered too. Used by scorekit's own test suite through an autouse fixture::
-
-        @pytest.fixture(autouse=True)
-        def _no_real_judges():
-            with forbid_remote_requests():
-                yield
-    """
-    global _forbidden_depth
-    with _guard_lock:
-        _forbidden_depth += 1
-    try:
-        yield
-    finally:
-        with _guard_lock:
-            _forbidden_depth -= 1
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def check_request_allowed(base_url: str, model_id: str) -> None:
-    """Raise when remote requests are forbidden and ``base_url`` is not on the loopback.
-
-    Protocol adapters call this before every request.
-
-    Raises:
-        JudgeUnavailableError: inside :func:`forbid_remote_requests` for a remote host.
-    """
-    if _forbidden_depth and not _is_loopback(urlsplit(base_url).hostname or ""):
-        raise JudgeUnavailableError(
-            f"real judge calls are forbidden here (forbid_remote_requests): {model_id} "
-            f"at {urlsplit(base_url).hostname}; use ScriptedJudge or a loopback test server"
-        )
-
 
 ScriptItem = dict[str, Any] | list[Any] | BaseModel | str | BaseException
 Responder = Callable[[JudgeRequest], ScriptItem | Awaitable[ScriptItem]]
