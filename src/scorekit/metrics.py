@@ -1,68 +1,22 @@
-"""Aggregate metrics over scorer results: per-scorer summaries and agreement with labels.
+"""Aggregate metrics over scorer results: agreement with labels (Pearson, Spearman).
 
-Metrics are kept apart from scoring: a scorer gives one value per item; these functions turn many
-values into a summary.
+Metrics are kept apart from scoring: a scorer gives one value per item; these functions compare
+many values with human labels. Per-scorer summaries live in :mod:`scorekit.summary`.
 """
 
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 
 from scorekit.errors import ConfigError
-from scorekit.results import ScorerRunResult, Status
+from scorekit.summary import ScoreSummary
 
 __all__ = ["ScorerSummary", "pearson", "rank", "spearman"]
 
 
-@dataclass
-class ScorerSummary:
-    """Running summary of one scorer's results over a run.
-
-    Only ``ok`` results contribute scores; ``skipped`` and ``error`` results are counted.
-
-    Attributes:
-        scorer_id: the scorer's id.
-        counts: results per status.
-        scores: the scores of ``ok`` results, in arrival order.
-    """
-
-    scorer_id: str
-    counts: dict[Status, int] = field(default_factory=lambda: {"ok": 0, "skipped": 0, "error": 0})
-    scores: list[float] = field(default_factory=list)
-
-    def add(self, result: ScorerRunResult) -> None:
-        """Count one result (and keep its score when it is ``ok``)."""
-        self.counts[result.status] += 1
-        if result.status == "ok" and result.score is not None:
-            self.scores.append(result.score)
-
-    @property
-    def total(self) -> int:
-        """Results counted, whatever their status."""
-        return sum(self.counts.values())
-
-    @property
-    def mean(self) -> float | None:
-        """Mean score of ``ok`` results (Mastra ``runEvals`` scores); ``None`` if none."""
-        return math.fsum(self.scores) / len(self.scores) if self.scores else None
-
-    @property
-    def median(self) -> float | None:
-        """Median score of ``ok`` results, ``None`` when there are none."""
-        return statistics.median(self.scores) if self.scores else None
-
-    @property
-    def minimum(self) -> float | None:
-        """Lowest score of ``ok`` results, ``None`` when there are none."""
-        return min(self.scores) if self.scores else None
-
-    @property
-    def maximum(self) -> float | None:
-        """Highest score of ``ok`` results, ``None`` when there are none."""
-        return max(self.scores) if self.scores else None
+ScorerSummary = ScoreSummary
+"""Old name of :class:`scorekit.summary.ScoreSummary`, kept while callers move to it."""
 
 
 def _check_pairs(x: Sequence[float], y: Sequence[float]) -> None:

@@ -1,12 +1,18 @@
-"""Score histograms for the report: equal-width bins over a fixed range."""
+"""Score histograms for the report: the bins of a :class:`~scorekit.summary.Histogram`.
+
+The binning itself is :func:`scorekit.summary.bin_scores` (equal-width bins over a fixed range),
+the one used by :meth:`ScoreSummary.histogram <scorekit.summary.ScoreSummary.histogram>` and
+kept in a run's stored totals; this module turns it into the bins the template draws.
+"""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["Bin", "histogram"]
+from scorekit.summary import DEFAULT_BINS, Histogram, bin_scores
+
+__all__ = ["Bin", "bins_of", "histogram"]
 
 
 @dataclass(frozen=True)
@@ -24,11 +30,17 @@ class Bin:
     count: int
 
 
-def histogram(scores: Sequence[float], *, bins: int = 10, low: float = 0.0) -> list[Bin]:
+def bins_of(found: Histogram) -> list[Bin]:
+    """Return the bins of a histogram in ascending order."""
+    return [Bin(found.edges[i], found.edges[i + 1], count) for i, count in enumerate(found.counts)]
+
+
+def histogram(scores: Sequence[float], *, bins: int = DEFAULT_BINS, low: float = 0.0) -> list[Bin]:
     """Count scores in ``bins`` equal-width bins from ``low`` to ``max(1, max(scores))``.
 
     Scores are usually in [0, 1]; a scorer with ``scale > 1`` widens the range to its
-    largest score. Scores below ``low`` fall in the first bin.
+    largest score. Scores below ``low`` fall in the first bin (see
+    :func:`scorekit.summary.bin_scores`).
 
     Args:
         scores: finite scores.
@@ -38,20 +50,13 @@ def histogram(scores: Sequence[float], *, bins: int = 10, low: float = 0.0) -> l
     Returns:
         ``bins`` bins in ascending order; their counts add up to ``len(scores)``.
 
+    Raises:
+        ConfigError: ``bins < 1`` (also a ``ValueError``).
+
     Example:
         >>> [b.count for b in histogram([0.0, 0.05, 0.5, 1.0], bins=2)]
         [2, 2]
         >>> [b.count for b in histogram([0.3, 0.6, 0.7])][3:8]
         [1, 0, 0, 1, 1]
     """
-    if bins < 1:
-        raise ValueError(f"bins must be >= 1, got {bins}")
-    high = max([1.0, *scores])
-    width = (high - low) / bins
-    counts = [0] * bins
-    for score in scores:
-        # round before flooring: 0.3 / 0.1 is 2.9999999999999996 in floating point, and 0.3
-        # belongs in [0.3, 0.4)
-        index = math.floor(round((score - low) / width, 9)) if width > 0 else 0
-        counts[min(max(index, 0), bins - 1)] += 1
-    return [Bin(low + i * width, low + (i + 1) * width, counts[i]) for i in range(bins)]
+    return bins_of(bin_scores(scores, bins=bins, low=low))

@@ -17,9 +17,10 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from pydantic_core import to_jsonable_python
 
-from scorekit.report.histogram import Bin, histogram
-from scorekit.store.records import ResultRecord, RunRecord, ScorerStats
+from scorekit.report.histogram import Bin, bins_of
+from scorekit.store.records import ResultRecord, RunRecord
 from scorekit.store.store import Store
+from scorekit.summary import ScoreSummary
 
 __all__ = ["ItemView", "render_report", "write_report"]
 
@@ -120,8 +121,9 @@ def render_report(store: Store, run_ref: str, *, max_items: int = DEFAULT_MAX_IT
         StoreError: no such run, or the database cannot be read.
     """
     run: RunRecord = store.get_run(run_ref)
-    stats: dict[str, ScorerStats] = store.scorer_stats(run.id)
-    bins: dict[str, list[Bin]] = {sid: histogram(s.scores) for sid, s in stats.items()}
+    # the summaries every view shows (Store.run_summaries), histograms included
+    stats: dict[str, ScoreSummary] = store.run_summaries(run)
+    bins: dict[str, list[Bin]] = {sid: bins_of(s.histogram()) for sid, s in stats.items()}
     items = _items(store.results(run.id), max_items)
     total = store.item_count(run.id)
     names = {str(s["id"]): str(s.get("name") or s["id"]) for s in run.scorers}

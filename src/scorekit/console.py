@@ -1,0 +1,261 @@
+"""Terminal rendering of score summaries, stored runs and run comparisons (with ``rich``).
+
+The command line (``scorekit run``, ``runs``, ``show``, ``compare``) and the pytest plugin
+print through these functions, so a mean reads the same everywhere: four decimals, ``—`` for
+none. Each function returns a renderable (a ``rich`` table or a line of text) and prints
+nothing; the caller picks the console. Text from data (scorer ids, run names, item ids) is
+shown as plain text, never read as ``rich`` markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from scorekit.judge.providers import Provider
+from scorekit.metrics import pearson, spearman
+from scorekit.scorers.registry import ScorerEntry
+from scorekit.store.records import RunRecord, ScorerChange, ScoreRegression
+from scorekit.summary import ScoreSummary
+
+__all__ = [
+    "compare_table",
+    "correlation_table",
+    "format_change",
+    "format_score",
+    "format_time",
+    "means_text",
+    "providers_table",
+    "regressions_table",
+    "run_heading",
+    "runs_table",
+    "scorers_table",
+    "summary_table",
+    "usage_text",
+]
+
+_STATISTICS = ("ok", "skipped", "error", "mean", "median", "min", "max")
+
+
+def format_score(value: float | None) -> str:
+    """A score or a mean as printed everywhere: four decimals, ``—`` for ``None``.
+
+    Example:
+        >>> format_score(0.625), format_score(None)
+        ('0.6250', '—')
+    """
+    return "—" if value is None else f"{value:.4f}"
+
+
+def format_change(value: float | None) -> str:
+    """A change of score with its sign (``+0.1250``), ``—`` for ``None``."""
+    return "—" if value is None else f"{value:+.4f}"
+
+
+def format_time(value: datetime | None) -> str:
+    """A stored time (UTC) as ``2026-01-31 12:00:00``, ``—`` for ``None``."""
+    return "—" if value is None else value.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def summary_table(
+    summaries: Mapping[str, ScoreSummary],
+    *,
+    title: str | None = None,
+    thresholds: Mapping[str, float] | None = None,
+) -> Table:
+    """One row per scorer: counts by status, then mean, median, min and max.
+
+    Args:
+        summaries: scorer id → summary, in the order to show.
+        title: the table's title.
+        thresholds: scorer id → minimum mean; given, a last column ``min.`` shows them (``—``
+            for a scorer without one).
+    """
+    table = Table(title=title)
+    width = max((len(sid) for sid in summaries), default=6)
+    table.add_column("scorer", no_wrap=True, min_width=width)
+    for column in _STATISTICS:
+        table.add_column(column, justify="right")
+    if thresholds is not None:
+        table.add_column("min.", justify="right")
+    for sid, summary in summaries.items():
+        cells = [
+            str(summary.counts["ok"]),
+            str(summary.counts["skipped"]),
+            str(summary.counts["error"]),
+            format_score(summary.mean),
+            format_score(summary.median),
+            format_score(summary.minimum),
+            format_score(summary.maximum),
+        ]
+        if thresholds is not None:
+            minimum = thresholds.get(sid)
+            cells.append("—" if minimum is None else f"{minimum:g}")
+        table.add_row(Text(sid), *cells)
+    return table
+
+
+def means_text(summaries: Mapping[str, ScoreSummary]) -> str:
+    """``scorer=mean`` pairs, comma-separated (``a=0.6250, b=—``)."""
+    return ", ".join(f"{sid}={format_score(s.mean)}" for sid, s in summaries.items())
+
+
+def runs_table(
+    runs: Sequence[tuple[RunRecord, Mapping[str, ScoreSummary]]], *, title: str | None = None
+) -> Table:
+    """One row per stored run: id prefix, name, start, status, verdict, items and means.
+
+    Args:
+        runs: each run with its summaries (from ``Store.run_summaries``), in the order to show.
+        title: the table's title.
+    """
+    table = Table(title=title)
+    for column in ("id", "name", "started (UTC)", "status", "verdict", "items", "means"):
+        table.add_column(column, no_wrap=column in ("id", "started (UTC)"))
+    for record, summaries in runs:
+        table.add_row(
+            record.id[:8],
+            Text(record.name or ""),
+            format_time(record.started_at),
+            record.status,
+            record.verdict or "—",
+            str(record.total_items),
+            Text(means_text(summaries)),
+        )
+    return table
+
+
+def run_heading(record: RunRecord, items: int) -> list[str]:
+    """The lines above a stored run's summary table: its id and name, then how it went.
+
+    Args:
+        record: the run.
+        items: distinct items with stored results.
+    """
+    return [
+        f"run {record.id}  {record.name or ''}",
+        f"status {record.status} · verdict {record.verdict or '—'} · started "
+        f"{format_time(record.started_at)} · finished {format_time(record.finished_at)} UTC · "
+        f"{items} items",
+    ]
+
+
+def usage_text(usage: Mapping[str, Any]) -> str | None:
+    """A run's judge usage in one line (``JudgeUsage.to_dict()`` shape); ``None`` without calls."""
+    if not usage.get("calls"):
+        return None
+    return (
+        f"judge: {usage['calls']} calls ({usage.get('cache_hits', 0)} from cache), "
+        f"{usage.get('input_tokens', 0)} input + {usage.get('output_tokens', 0)} output "
+        f"tokens, {usage.get('latency_s', 0.0):.1f} s waiting"
+    )
+
+
+def compare_table(a: RunRecord, b: RunRecord, changes: Sequence[ScorerChange]) -> Table:
+    """Each scorer's mean in run A and run B, the change, and the paired and newly failing items.
+
+    Args:
+        a: the baseline run.
+        b: the run compared with it.
+        changes: from ``Store.compare``.
+    """
+    table = Table(title=Text(f"{a.id[:8]} ({a.name or '—'}) → {b.id[:8]} ({b.name or '—'})"))
+    for column in ("scorer", "mean A", "mean B", "change", "paired", "newly failing"):
+        table.add_column(column, justify="left" if column == "scorer" else "right")
+    for change in changes:
+        table.add_row(
+            Text(change.scorer_id),
+            format_score(change.mean_a),
+            format_score(change.mean_b),
+            format_change(change.delta),
+            str(change.paired),
+            str(change.newly_failed),
+        )
+    return table
+
+
+def regressions_table(regressions: Sequence[ScoreRegression]) -> Table:
+    """The items whose score dropped most from run A to run B (from ``Store.compare``)."""
+    table = Table(title="items that regressed most")
+    for column in ("item", "scorer", "A", "B", "change"):
+        table.add_column(column, justify="right" if column in ("A", "B", "change") else "left")
+    for r in regressions:
+        table.add_row(
+            Text(r.item_id),
+            Text(r.scorer_id),
+            format_score(r.score_a),
+            format_score(r.score_b),
+            format_change(r.delta),
+        )
+    return table
+
+
+def correlation_table(
+    scorer_ids: Sequence[str], pairs: Mapping[str, Sequence[tuple[float, float]]], column: str
+) -> Table:
+    """Pearson's r and Spearman's rho of each scorer's scores against a human label.
+
+    Args:
+        scorer_ids: the scorers, in the order to show.
+        pairs: scorer id → (score, label) pairs; fewer than two give ``—``, as does a constant
+            sequence (the correlation is undefined).
+        column: the label's field name, for the title.
+    """
+    table = Table(title=Text(f"agreement with {column!r}"))
+    for name in ("scorer", "pairs", "pearson", "spearman"):
+        table.add_column(name, justify="left" if name == "scorer" else "right")
+    for scorer_id in scorer_ids:
+        found = pairs.get(scorer_id, ())
+        if len(found) < 2:
+            table.add_row(Text(scorer_id), str(len(found)), "—", "—")
+            continue
+        scores = [p[0] for p in found]
+        labels = [p[1] for p in found]
+        table.add_row(
+            Text(scorer_id),
+            str(len(found)),
+            format_score(pearson(scores, labels)),
+            format_score(spearman(scores, labels)),
+        )
+    return table
+
+
+def scorers_table(entries: Sequence[ScorerEntry]) -> Table:
+    """One row per registered scorer: name, id, kind, options with defaults, what it measures."""
+    table = Table(title="scorers")
+    for column in ("name", "id", "kind", "options (default)", "measures"):
+        table.add_column(column)
+    for entry in entries:
+        options = [
+            f"{opt.name} (required)" if opt.required else f"{opt.name}={opt.default!r}"
+            for opt in entry.options()
+        ]
+        table.add_row(
+            Text(entry.name),
+            Text(entry.scorer_id or "—"),
+            entry.kind,
+            Text("\n".join(options)),
+            Text(entry.summary),
+        )
+    return table
+
+
+def providers_table(providers: Sequence[Provider]) -> Table:
+    """One row per judge provider: prefix, endpoint, API-key variables, output mode, notes."""
+    table = Table(title="judge providers (--model <provider>/<model>)")
+    for column in ("provider", "endpoint", "API key", "structured output", "notes"):
+        table.add_column(column)
+    for row in providers:
+        if row.protocol in ("local", "test"):
+            endpoint = "in-process"
+        else:
+            endpoint = row.base_url or " or ".join(row.base_url_vars)
+        keys = " / ".join(row.api_key_env) or "-"
+        if row.api_key_env and not row.key_required:
+            keys += " (optional)"
+        table.add_row(row.name, endpoint, keys, row.mode, Text(row.note))
+    return table
