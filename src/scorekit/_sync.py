@@ -3,9 +3,14 @@
 Outside an event loop, the coroutine runs on a private loop kept per thread (much cheaper than a
 new loop per call); when its thread ends or the interpreter exits, the loop is shut down as
 ``asyncio.run`` does (async generators finalised, which closes the judge's SDK clients) and
-closed. Inside a
-running loop (a notebook, a FastAPI handler), it runs on a fresh loop in a worker thread, with
-the caller's context variables, so the caller's loop is neither re-entered nor patched.
+closed. Inside a running loop (a notebook, a FastAPI handler), it runs on a fresh loop in a
+worker thread, with the caller's context variables, so the caller's loop is neither re-entered
+nor patched.
+
+``interruptible=True`` (what ``run_evals_sync`` asks for) makes Ctrl-C cancel the coroutine
+instead of tearing through it: from the main thread with no loop running, the first SIGINT
+cancels the task, which cleans up (stores what finished) and ends; :func:`run_sync` then raises
+``KeyboardInterrupt``. A second Ctrl-C stops at once, as usual.
 """
 
 from __future__ import annotations
@@ -14,10 +19,12 @@ import asyncio
 import atexit
 import contextlib
 import contextvars
+import signal
 import threading
 import weakref
 from collections.abc import Coroutine
 from concurrent.futures import ThreadPoolExecutor
+from types import FrameType
 from typing import Any, TypeVar
 
 __all__ = ["run_sync"]
@@ -65,20 +72,50 @@ def _thread_loop() -> asyncio.AbstractEventLoop:
     return holder.loop
 
 
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+def _run_cancelling_on_sigint(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` on a fresh loop; the first SIGINT cancels it, a second one interrupts."""
+    loop = asyncio.new_event_loop()
+    task = loop.create_task(coro)
+    previous = signal.getsignal(signal.SIGINT)
+
+    def on_interrupt(_signum: int, _frame: FrameType | None) -> None:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        loop.call_soon_threadsafe(task.cancel)
+
+    signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        return loop.run_until_complete(task)
+    except asyncio.CancelledError:
+        raise KeyboardInterrupt from None
+    finally:
+        signal.signal(
+            signal.SIGINT, previous if previous is not None else signal.default_int_handler
+        )
+        _close(loop)
+
+
+def run_sync(coro: Coroutine[Any, Any, T], *, interruptible: bool = False) -> T:
     """Run a coroutine to completion from synchronous code and return its result.
 
     Works with or without an event loop running in the calling thread.
 
     Args:
         coro: the coroutine object to run.
+        interruptible: from the main thread with no loop running, let Ctrl-C cancel the
+            coroutine (it may clean up) and then raise ``KeyboardInterrupt``; elsewhere
+            signals cannot reach it and this changes nothing.
 
     Returns:
         The coroutine's result; its exception propagates unchanged.
+
+    Raises:
+        KeyboardInterrupt: ``interruptible`` and Ctrl-C cancelled the coroutine.
     """
     try:
         asyncio.get_running_loop()
     except RuntimeError:
+        if interruptible and threading.current_thread() is threading.main_thread():
+            return _run_cancelling_on_sigint(coro)
         return _thread_loop().run_until_complete(coro)
     context = contextvars.copy_context()
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="scorekit-sync") as pool:

@@ -1,6 +1,6 @@
 """Reading evaluation datasets from JSONL, CSV and TSV files.
 
-Each record becomes an :class:`~scorekit.evals.EvalItem`. Field names are mapped with
+Each record becomes an :class:`~scorekit.items.EvalItem`. Field names are mapped with
 :class:`FieldMap`; a header-less file names its columns by 0-based position (``"5"``). Files are
 UTF-8, with or without a byte-order mark. A record that cannot be read (bad JSON, bytes that are
 not UTF-8, a missing field, a value of the wrong shape, a short row) becomes an item with a
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from scorekit.errors import ConfigError
-from scorekit.evals import EvalItem
+from scorekit.items import EvalItem
 from scorekit.messages import messages_of
 
 __all__ = ["FieldMap", "read_dataset"]

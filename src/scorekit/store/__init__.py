@@ -8,17 +8,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from scorekit.store.records import (
+    RUN_SOURCES,
     ResultRecord,
     RunRecord,
+    RunSource,
     RunStatus,
     ScorerChange,
     ScoreRegression,
-    ScorerStats,
 )
 
 if TYPE_CHECKING:
+    from scorekit.store.rows import result_rows
     from scorekit.store.store import DEFAULT_DB_PATH, Store, resolve_url
-    from scorekit.store.writer import ResultWriter, result_rows
+    from scorekit.store.writer import ResultWriter
 
 # imported on first use: SQLAlchemy is a large import that scoring without a store never needs
 _LAZY = {
@@ -26,7 +28,7 @@ _LAZY = {
     "Store": "scorekit.store.store",
     "resolve_url": "scorekit.store.store",
     "ResultWriter": "scorekit.store.writer",
-    "result_rows": "scorekit.store.writer",
+    "result_rows": "scorekit.store.rows",
 }
 
 
@@ -45,13 +47,14 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "DEFAULT_DB_PATH",
+    "RUN_SOURCES",
     "ResultRecord",
     "ResultWriter",
     "RunRecord",
+    "RunSource",
     "RunStatus",
     "ScoreRegression",
     "ScorerChange",
-    "ScorerStats",
     "Store",
     "resolve_url",
     "result_rows",

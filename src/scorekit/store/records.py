@@ -1,11 +1,14 @@
-"""What the store hands back: runs, stored results, per-scorer statistics and comparisons.
+"""What the store hands back: runs, stored results and comparisons.
+
+Per-scorer statistics are :class:`~scorekit.summary.ScoreSummary` values
+(:meth:`~scorekit.store.Store.run_summaries`).
 
 Plain frozen values, read from the database; nothing here talks to it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
@@ -13,13 +16,21 @@ from scorekit.results import Status
 from scorekit.usage import JudgeUsage
 
 __all__ = [
+    "RUN_SOURCES",
     "ResultRecord",
     "RunRecord",
+    "RunSource",
     "RunStatus",
     "ScoreRegression",
     "ScorerChange",
-    "ScorerStats",
 ]
+
+RunSource = Literal["TEST", "LIVE", "TRACE"]
+"""Where a stored run's items came from (Mastra's ``source``): a dataset run (``TEST``), sampled
+live calls of an application (``LIVE``), or recorded traces (``TRACE``)."""
+
+RUN_SOURCES: tuple[RunSource, ...] = ("TEST", "LIVE", "TRACE")
+"""Every :data:`RunSource`, in that order."""
 
 RunStatus = Literal["running", "finished", "interrupted", "failed"]
 """How a stored run ended: still going (or crashed), completed, stopped by Ctrl-C or
@@ -40,10 +51,13 @@ class RunRecord:
         scorers: ``[{"id", "name", "description"}]`` in run order.
         thresholds: scorer id → minimum mean.
         total_items: items processed (written when the run ends).
-        totals: scorer id → ``{"counts", "mean", "median", "min", "max"}`` (written when the
-            run ends).
+        totals: scorer id → :meth:`ScoreSummary.to_dict() <scorekit.summary.ScoreSummary.to_dict>`
+            of the run's stored rows (``{"counts", "mean", "median", "min", "max",
+            "histogram"}``; older rows lack ``histogram``), written when the run ends and
+            cleared when it is resumed; read them through ``Store.run_summaries``.
         judge_usage: judge usage totals of the run (``JudgeUsage.to_dict()`` shape).
         verdict: ``"passed"`` / ``"failed"``, ``None`` until the run finishes.
+        source: where the run's items came from (see :data:`RunSource`).
     """
 
     id: str
@@ -58,6 +72,7 @@ class RunRecord:
     totals: dict[str, dict[str, Any]]
     judge_usage: dict[str, Any]
     verdict: str | None
+    source: str = "TEST"
 
     @property
     def scorer_ids(self) -> list[str]:
@@ -95,29 +110,6 @@ class ResultRecord:
     source: str
     duration_s: float
     created_at: datetime
-
-
-@dataclass(frozen=True)
-class ScorerStats:
-    """One scorer's results in a stored run.
-
-    Attributes:
-        scorer_id: the scorer.
-        counts: results per status (``ok``, ``skipped``, ``error``).
-        mean: mean score of ``ok`` results, ``None`` when there are none.
-        median: median score of ``ok`` results, ``None`` when there are none.
-        minimum: lowest ``ok`` score, or ``None``.
-        maximum: highest ``ok`` score, or ``None``.
-        scores: every ``ok`` score (for histograms), in storage order.
-    """
-
-    scorer_id: str
-    counts: dict[Status, int]
-    mean: float | None
-    median: float | None
-    minimum: float | None
-    maximum: float | None
-    scores: list[float] = field(default_factory=list, repr=False)
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,6 @@ the CLI or the report reads.
 
 from __future__ import annotations
 
-import math
-import statistics
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime, timezone
@@ -37,12 +35,14 @@ from scorekit.results import Status
 from scorekit.store.records import (
     ResultRecord,
     RunRecord,
+    RunSource,
     RunStatus,
     ScorerChange,
     ScoreRegression,
-    ScorerStats,
 )
+from scorekit.store.summaries import read_summaries, stored_summaries
 from scorekit.store.tables import metadata, results, runs
+from scorekit.summary import ScoreSummary
 from scorekit.usage import JudgeUsage
 
 __all__ = ["DEFAULT_DB_PATH", "Store", "resolve_url"]
@@ -180,6 +180,7 @@ class Store:
         config: Mapping[str, Any] | None = None,
         thresholds: Mapping[str, float] | None = None,
         started_at: datetime | None = None,
+        source: RunSource = "TEST",
     ) -> None:
         """Record a new run with status ``running``.
 
@@ -190,6 +191,7 @@ class Store:
             config: JSON data describing what was run.
             thresholds: scorer id → minimum mean.
             started_at: the start time (UTC); now when omitted.
+            source: where its items come from (``"TEST"``, ``"LIVE"`` or ``"TRACE"``).
 
         Raises:
             StoreError: the write failed (for example a duplicate id).
@@ -201,7 +203,7 @@ class Store:
                         id=run_id,
                         name=name,
                         status="running",
-                        source="TEST",
+                        source=source,
                         started_at=started_at or datetime.now(timezone.utc),
                         config=dict(config or {}),
                         scorers=[dict(s) for s in scorers],
@@ -213,7 +215,7 @@ class Store:
             raise self._fail("starting a run", exc, run_id) from exc
 
     def reopen_run(self, run_id: str) -> None:
-        """Mark a stored run as ``running`` again (to resume it).
+        """Mark a stored run as ``running`` again (to resume it); its totals are cleared.
 
         Raises:
             StoreError: no such run, or the write failed.
@@ -224,7 +226,7 @@ class Store:
                 conn.execute(
                     update(runs)
                     .where(runs.c.id == run_id)
-                    .values(status="running", finished_at=None, verdict=None)
+                    .values(status="running", finished_at=None, verdict=None, totals=None)
                 )
         except SQLAlchemyError as exc:
             raise self._fail("reopening a run", exc, run_id) from exc
@@ -235,26 +237,30 @@ class Store:
         *,
         status: RunStatus,
         total_items: int,
-        totals: Mapping[str, Mapping[str, Any]],
         judge_usage: Mapping[str, Any],
         verdict: str | None,
         finished_at: datetime | None = None,
     ) -> None:
-        """Record how a run ended and its totals.
+        """Record how a run ended, and its totals: the summaries of its stored rows.
+
+        The totals are computed here, from the rows, in the transaction that ends the run (see
+        :mod:`scorekit.store.summaries`), so every view reads the same numbers.
 
         Raises:
-            StoreError: the write failed.
+            StoreError: no such run, or the read or write failed.
         """
+        record = self.get_run(run_id)
         try:
             with self._engine.begin() as conn:
+                summaries = read_summaries(conn, record.id, record.scorer_ids)
                 conn.execute(
                     update(runs)
-                    .where(runs.c.id == run_id)
+                    .where(runs.c.id == record.id)
                     .values(
                         status=status,
                         finished_at=finished_at or datetime.now(timezone.utc),
                         total_items=total_items,
-                        totals={k: dict(v) for k, v in totals.items()},
+                        totals={sid: s.to_dict() for sid, s in summaries.items()},
                         judge_usage=dict(judge_usage),
                         verdict=verdict,
                     )
@@ -306,6 +312,7 @@ class Store:
             totals=row.totals or {},
             judge_usage=row.judge_usage or {},
             verdict=row.verdict,
+            source=row.source or "TEST",
         )
 
     def list_runs(self, limit: int | None = 50) -> list[RunRecord]:
@@ -438,50 +445,32 @@ class Store:
         except SQLAlchemyError as exc:
             raise self._fail("counting items", exc, run_id) from exc
 
-    def scorer_stats(self, run_id: str) -> dict[str, ScorerStats]:
-        """Per-scorer counts and score statistics of a stored run, from its result rows.
-
-        Scorers are listed in the run's order. Works for unfinished and interrupted runs too.
+    def scorer_stats(self, run_id: str) -> dict[str, ScoreSummary]:
+        """Per-scorer summaries of a stored run read from its rows (views: run_summaries).
 
         Raises:
             StoreError: no such run, or the read failed.
         """
         run = self.get_run(run_id)
-        counts: dict[str, dict[Status, int]] = {
-            sid: {"ok": 0, "skipped": 0, "error": 0} for sid in run.scorer_ids
-        }
-        scores: dict[str, list[float]] = {sid: [] for sid in run.scorer_ids}
         try:
             with self._engine.connect() as conn:
-                grouped = select(results.c.scorer_id, results.c.status, func.count()).where(
-                    results.c.run_id == run.id
-                )
-                for sid, status, n in conn.execute(
-                    grouped.group_by(results.c.scorer_id, results.c.status)
-                ):
-                    counts.setdefault(sid, {"ok": 0, "skipped": 0, "error": 0})[status] = n
-                query = (
-                    select(results.c.scorer_id, results.c.score)
-                    .where(results.c.run_id == run.id, results.c.status == "ok")
-                    .order_by(results.c.id)
-                )
-                for sid, score in conn.execution_options(yield_per=5000).execute(query):
-                    if score is not None:
-                        scores.setdefault(sid, []).append(float(score))
+                return read_summaries(conn, run.id, run.scorer_ids)
         except SQLAlchemyError as exc:
             raise self._fail("reading statistics", exc, run.id) from exc
-        return {
-            sid: ScorerStats(
-                scorer_id=sid,
-                counts=counts[sid],
-                mean=math.fsum(found) / len(found) if found else None,
-                median=statistics.median(found) if found else None,
-                minimum=min(found) if found else None,
-                maximum=max(found) if found else None,
-                scores=found,
-            )
-            for sid, found in ((sid, scores.get(sid, [])) for sid in counts)
-        }
+
+    def run_summaries(self, run: RunRecord | str) -> dict[str, ScoreSummary]:
+        """Per-scorer summaries of a run (or its id, prefix, ``"latest"``) for every view.
+
+        The totals of an ended run (written from its rows by :meth:`finish_run`; they hold no
+        scores but the default histogram), else its rows: a running or crashed run, or an
+        older row. Either way the rows' summaries (see :mod:`scorekit.store.summaries`).
+
+        Raises:
+            StoreError: no such run, or the read failed.
+        """
+        record = run if isinstance(run, RunRecord) else self.get_run(run)
+        stored = stored_summaries(record)
+        return stored if stored is not None else self.scorer_stats(record.id)
 
     def compare(
         self, run_a: str, run_b: str, *, limit: int = 10
@@ -502,7 +491,7 @@ class Store:
             StoreError: a run does not exist, or the read failed.
         """
         a, b = self.get_run(run_a), self.get_run(run_b)
-        stats_a, stats_b = self.scorer_stats(a.id), self.scorer_stats(b.id)
+        stats_a, stats_b = self.run_summaries(a), self.run_summaries(b)
         ra, rb = results.alias("ra"), results.alias("rb")
         joined = ra.join(
             rb,

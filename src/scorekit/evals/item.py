@@ -1,0 +1,210 @@
+"""The per-item function: score one item (the target when needed, then every scorer).
+
+For each item (Mastra ``runEvals``, mastra-core.md §5): the output is the item's own ``output``,
+or the target's answer to the item's ``input``; then every scorer runs on the item,
+concurrently. Nothing here raises for a failing item: a failed target, an unreadable item or a
+scorer that raised becomes results with status ``error`` and the cause kept (divergences.md
+row 8). An executor calls :class:`ItemJob` once per item, locally or in a worker process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+import inspect
+import uuid
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Executor as ThreadPool
+from dataclasses import dataclass
+from typing import Any
+
+from scorekit.errors import ConfigError, ScorerRunError
+from scorekit.items import EvalItem, ItemResult, Target
+from scorekit.pipeline import Scorer
+from scorekit.results import RunError, ScorerRunResult
+
+__all__ = ["ItemJob", "check_scorers", "score_item"]
+
+
+def check_scorers(scorers: Sequence[Scorer]) -> tuple[Scorer, ...]:
+    """Return ``scorers`` as a tuple after checking them.
+
+    Raises:
+        ConfigError: no scorer, an object that is not a :class:`~scorekit.pipeline.Scorer`, or
+            two scorers with one id (``field="scorers"``).
+    """
+    if isinstance(scorers, Scorer):
+        raise ConfigError("scorers must be a list of scorers, not one Scorer", field="scorers")
+    if not scorers:
+        raise ConfigError("run_evals needs at least one scorer", field="scorers")
+    seen: set[str] = set()
+    for scorer in scorers:
+        if not isinstance(scorer, Scorer):
+            raise ConfigError(
+                f"scorers must be Scorer objects, got {type(scorer).__name__}", field="scorers"
+            )
+        if scorer.id in seen:
+            raise ConfigError(f"two scorers share the id {scorer.id!r}", field="scorers")
+        seen.add(scorer.id)
+    return tuple(scorers)
+
+
+def _error_result(
+    scorer: Scorer, item: EvalItem, output: Any, error: RunError, run_id: str
+) -> ScorerRunResult:
+    return ScorerRunResult(
+        scorer_id=scorer.id,
+        run_id=run_id,
+        status="error",
+        input=item.input,
+        output=output,
+        ground_truth=item.ground_truth,
+        request_context=item.request_context,
+        error=error,
+    )
+
+
+async def _call_target(target: Target, item: EvalItem, threads: ThreadPool | None) -> Any:
+    positional = [
+        p
+        for p in inspect.signature(target).parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
+    ]
+    takes_context = len(positional) >= 2 or any(p.kind == p.VAR_POSITIONAL for p in positional)
+    args = (item.input, item.request_context) if takes_context else (item.input,)
+    if inspect.iscoroutinefunction(target) or inspect.iscoroutinefunction(
+        getattr(target, "__call__", None)  # noqa: B004 - an async __call__ method
+    ):
+        value = target(*args)
+    else:
+        # a sync target (an HTTP client, a model call) must not block the other items: it runs
+        # in the executor's threads (as many as items in flight), with the caller's contextvars
+        call = functools.partial(contextvars.copy_context().run, target, *args)
+        value = await asyncio.get_running_loop().run_in_executor(threads, call)
+    if inspect.isawaitable(value):
+        value = await value
+    return value
+
+
+async def _score(scorer: Scorer, item: EvalItem, output: Any) -> ScorerRunResult:
+    run_id = str(uuid.uuid4())
+    try:
+        return await scorer.run(
+            input=item.input,
+            output=output,
+            ground_truth=item.ground_truth,
+            request_context=item.request_context,
+            run_id=run_id,
+            context=item.context,
+        )
+    except ScorerRunError as exc:
+        if exc.result is not None:
+            return exc.result
+        error = RunError(type=type(exc).__name__, message=str(exc), step=exc.failed_step)
+        return _error_result(scorer, item, output, error, run_id)
+    except Exception as exc:  # a scorer bug or bad input must not end the run
+        error = RunError(type=type(exc).__name__, message=str(exc))
+        return _error_result(scorer, item, output, error, run_id)
+
+
+def _failed(
+    item: EvalItem,
+    scorers: Sequence[Scorer],
+    error: RunError,
+    done: Mapping[str, ScorerRunResult],
+) -> ItemResult:
+    results = {
+        s.id: done.get(s.id) or _error_result(s, item, None, error, str(uuid.uuid4()))
+        for s in scorers
+    }
+    return ItemResult(item, None, error, results, frozenset(done))
+
+
+async def score_item(
+    item: EvalItem,
+    scorers: Sequence[Scorer],
+    *,
+    target: Target | None = None,
+    done: Mapping[str, ScorerRunResult] | None = None,
+    threads: ThreadPool | None = None,
+) -> ItemResult:
+    """Score one item: call the target when the item has no output, then run every scorer.
+
+    Args:
+        item: the item.
+        scorers: the scorers (distinct ids); those of one item run concurrently.
+        target: the application under test (see :data:`~scorekit.items.Target`), called with
+            the item's input when the item carries no ``output``.
+        done: scorer id → a result already stored for this item (a resumed run); those scorers
+            are not run again, and the item's ``stored`` set names them.
+        threads: where a sync target runs (the loop's default executor when ``None``).
+
+    Returns:
+        The item's results, one per scorer, in scorer order. Never raises for the item's own
+        failures: an unreadable item, a missing output, a failed target or a scorer that raised
+        gives results with status ``error`` and the cause.
+    """
+    done = dict(done or {})
+    todo = [s for s in scorers if s.id not in done]
+    if not todo:
+        output = item.output if item.has_output else None
+        return ItemResult(item, output, None, {s.id: done[s.id] for s in scorers}, frozenset(done))
+    if item.load_error is not None:
+        error = RunError(type="DatasetError", message=item.load_error, step="load")
+        return _failed(item, scorers, error, done)
+    output = item.output
+    if target is None and not item.has_output:
+        error = RunError(
+            type="ConfigError",
+            message=f"item {item.id!r} has no 'output' and run_evals was given no target",
+            step="target",
+        )
+        return _failed(item, scorers, error, done)
+    if target is not None and not item.has_output:
+        try:
+            output = await _call_target(target, item, threads)
+            if isinstance(output, Mapping) and "output" in output:
+                context = output.get("context")
+                output = output["output"]
+                if context is not None:
+                    item = item.with_context(context)
+        except Exception as exc:
+            error = RunError(type=type(exc).__name__, message=str(exc), step="target")
+            return _failed(item, scorers, error, done)
+    scored = await asyncio.gather(*(_score(s, item, output) for s in todo))
+    fresh = {r.scorer_id: r for r in scored}
+    results = {s.id: done.get(s.id) or fresh[s.id] for s in scorers}
+    return ItemResult(item, output, None, results, frozenset(done))
+
+
+@dataclass(frozen=True)
+class ItemJob:
+    """What an executor does to every item of a run: the scorers and the optional target.
+
+    It pickles when its scorers and target do (scorers built with
+    :func:`scorekit.scorers.build_scorer`, a module-level target function), so an executor can
+    send it to worker processes once and call it there per item.
+
+    Attributes:
+        scorers: the run's scorers, distinct ids, in run order.
+        target: the application under test, or ``None`` when items carry their outputs.
+    """
+
+    scorers: tuple[Scorer, ...]
+    target: Target | None = None
+
+    @property
+    def scorer_ids(self) -> tuple[str, ...]:
+        """The scorers' ids, in run order."""
+        return tuple(s.id for s in self.scorers)
+
+    async def __call__(
+        self,
+        item: EvalItem,
+        done: Mapping[str, ScorerRunResult] | None = None,
+        *,
+        threads: ThreadPool | None = None,
+    ) -> ItemResult:
+        """Score ``item`` (see :func:`score_item`)."""
+        return await score_item(item, self.scorers, target=self.target, done=done, threads=threads)

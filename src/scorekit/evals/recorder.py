@@ -1,0 +1,315 @@
+"""``RunRecorder``: one stored run, from any source of items.
+
+A recorder owns the run's row and its writer: :meth:`RunRecorder.start` (or
+:meth:`~RunRecorder.resume`) opens the run, :meth:`~RunRecorder.record` queues each finished
+item's results for the background writer (group commit, :mod:`scorekit.store.writer`), and
+:meth:`~RunRecorder.finish` writes what is queued and the run's totals, status and verdict.
+``run_evals`` records dataset runs with it (source ``TEST``); live scoring (``LIVE``), trace
+scoring (``TRACE``) and the pytest plugin record theirs the same way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from scorekit.errors import ConfigError, StoreError
+from scorekit.items import ItemResult
+from scorekit.pipeline import Scorer
+from scorekit.results import ScorerRunResult
+from scorekit.store.records import RUN_SOURCES, ResultRecord, RunSource, RunStatus
+from scorekit.usage import JudgeUsage
+
+if TYPE_CHECKING:  # imported when a store is used: SQLAlchemy is a large import
+    from scorekit.store.store import Store
+    from scorekit.store.writer import ResultWriter
+
+__all__ = ["ResumedRun", "RunRecorder", "stored_result"]
+
+
+def stored_result(record: ResultRecord) -> ScorerRunResult:
+    """The :class:`~scorekit.results.ScorerRunResult` of a stored row (its light columns)."""
+    return ScorerRunResult(
+        scorer_id=record.scorer_id,
+        run_id=record.scorer_run_id,
+        status=record.status,
+        score=record.score,
+        reason=record.reason,
+        judge_usage=record.judge_usage,
+        duration_s=record.duration_s,
+    )
+
+
+@dataclass
+class ResumedRun:
+    """What a stored run holds when it is resumed.
+
+    Attributes:
+        run_id: the run's full id.
+        name: its stored name.
+        done: (item id, scorer id) → the stored ``ok`` or ``skipped`` result; these pairs are
+            not scored again.
+        failed: (item id, scorer id) → the stored ``error`` result; these pairs are scored
+            again, and their new rows replace the old.
+
+    Take an item's pairs out with :meth:`take`; what is left in both at the end belongs to
+    items the new data did not hold, whose stored rows still count in the run's summaries
+    (:meth:`untouched`).
+    """
+
+    run_id: str
+    name: str | None
+    done: dict[tuple[str, str], ScorerRunResult] = field(default_factory=dict)
+    failed: dict[tuple[str, str], ScorerRunResult] = field(default_factory=dict)
+
+    def take(self, item_id: str, scorer_ids: Sequence[str]) -> dict[str, ScorerRunResult]:
+        """Remove one item's pairs; return its ``done`` results (scorer id → result)."""
+        found = {}
+        for scorer_id in scorer_ids:
+            self.failed.pop((item_id, scorer_id), None)
+            result = self.done.pop((item_id, scorer_id), None)
+            if result is not None:
+                found[scorer_id] = result
+        return found
+
+    def untouched(self) -> tuple[int, list[ScorerRunResult]]:
+        """Remove and return what is left: (items not in the new data, their stored results)."""
+        left = {**self.failed, **self.done}
+        self.done, self.failed = {}, {}
+        return len({item_id for item_id, _ in left}), list(left.values())
+
+
+def _scorer_rows(scorers: Sequence[Scorer | Mapping[str, Any]]) -> list[dict[str, Any]]:
+    rows = []
+    for scorer in scorers:
+        if isinstance(scorer, Scorer):
+            rows.append({"id": scorer.id, "name": scorer.name, "description": scorer.description})
+        else:
+            rows.append(dict(scorer))
+    return rows
+
+
+class RunRecorder:
+    """Records one run in a store: its row, its items' results as they finish, its totals.
+
+    Args:
+        store: a :class:`~scorekit.store.Store`, a SQLAlchemy URL or a SQLite file path (then
+            the recorder opens the store and closes it in :meth:`close`).
+        source: where the run's items come from: ``"TEST"`` (a dataset), ``"LIVE"`` or
+            ``"TRACE"``.
+        max_pending: finished items queued for the writer above which :meth:`record` waits.
+
+    Raises:
+        ConfigError: ``source`` is not one of the three (``field="source"``).
+        StoreError: the store cannot be opened.
+
+    Example::
+
+        with RunRecorder("results.db") as recorder:
+            run_id = recorder.start(scorers=[scorer], name="nightly")
+            await recorder.record(await score_item(item, [scorer]))
+            recorder.finish("finished", total_items=1)
+    """
+
+    def __init__(
+        self,
+        store: Store | str | Path,
+        *,
+        source: RunSource = "TEST",
+        max_pending: int = 5000,
+    ) -> None:
+        if source not in RUN_SOURCES:
+            raise ConfigError(
+                f"source must be one of {', '.join(RUN_SOURCES)}, not {source!r}", field="source"
+            )
+        from scorekit.store.store import Store
+
+        self._owns_store = not isinstance(store, Store)
+        self.store: Store = store if isinstance(store, Store) else Store(store)
+        """The store the run is recorded in."""
+        self.source: RunSource = source
+        """Where the run's items come from."""
+        self._max_pending = max_pending
+        self._writer: ResultWriter | None = None
+        self.run_id: str | None = None
+        """The recorded run's id, once started or resumed."""
+
+    @property
+    def url(self) -> str:
+        """The store's URL, password masked."""
+        return self.store.url
+
+    def __enter__(self) -> RunRecorder:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _open_writer(self, run_id: str, *, replace: bool) -> None:
+        from scorekit.store.writer import ResultWriter
+
+        self.run_id = run_id
+        self._writer = ResultWriter(
+            self.store, run_id, replace=replace, max_pending=self._max_pending, source=self.source
+        )
+
+    def start(
+        self,
+        run_id: str,
+        *,
+        scorers: Sequence[Scorer | Mapping[str, Any]],
+        name: str | None = None,
+        config: Mapping[str, Any] | None = None,
+        thresholds: Mapping[str, float] | None = None,
+    ) -> str:
+        """Record a new run (status ``running``) and start its writer.
+
+        Args:
+            run_id: the new run's id (a uuid4 string).
+            scorers: the run's scorers, or their ``{"id", "name", "description"}`` rows.
+            name: a name for the run.
+            config: JSON data describing what was run.
+            thresholds: scorer id → minimum mean.
+
+        Returns:
+            The run's id.
+
+        Raises:
+            StoreError: the run cannot be written (a duplicate id, a broken database).
+        """
+        self.store.start_run(
+            run_id,
+            name=name,
+            scorers=_scorer_rows(scorers),
+            config=config,
+            thresholds=thresholds,
+            source=self.source,
+        )
+        self._open_writer(run_id, replace=False)
+        return run_id
+
+    def load(self, ref: str, *, scorer_ids: Sequence[str]) -> ResumedRun:
+        """Read a stored run to resume: its id, name and the pairs already done.
+
+        Nothing is written; :meth:`resume` then reopens it.
+
+        Args:
+            ref: the run's id, a unique prefix of it, or ``"latest"``.
+            scorer_ids: the scorers of the resumed run; they must be the stored run's.
+
+        Raises:
+            StoreError: no such run.
+            ConfigError: the stored run was scored with other scorers (``field="resume"``).
+        """
+        stored = self.store.get_run(ref)
+        if set(stored.scorer_ids) != set(scorer_ids):
+            raise ConfigError(
+                f"run {stored.id} was scored with {', '.join(stored.scorer_ids)}; resume it "
+                f"with the same scorers, not {', '.join(scorer_ids)}",
+                field="resume",
+            )
+        done = {pair: stored_result(r) for pair, r in self.store.done_pairs(stored.id).items()}
+        failed = {
+            (r.item_id, r.scorer_id): stored_result(r)
+            for r in self.store.results(stored.id, statuses=("error",), light=True)
+        }
+        return ResumedRun(stored.id, stored.name, done, failed)
+
+    def resume(self, run_id: str) -> None:
+        """Mark a stored run ``running`` again and start its writer.
+
+        Pairs scored again replace their old rows.
+
+        Raises:
+            StoreError: no such run, or the write failed.
+        """
+        self.store.reopen_run(run_id)
+        self._open_writer(run_id, replace=True)
+
+    async def record(self, outcome: ItemResult, *, finished_at: datetime | None = None) -> None:
+        """Queue one finished item's new results for writing.
+
+        Results it read back from the store are not written again. Waits while the writer is
+        ``max_pending`` items behind.
+
+        Args:
+            outcome: the item's results.
+            finished_at: when the item finished (UTC); now when omitted.
+
+        Raises:
+            ConfigError: the run was not started or resumed.
+            StoreError: an earlier write failed (the run cannot be stored any further).
+        """
+        if self._writer is None:
+            raise ConfigError("start or resume the run before recording items", field="run_id")
+        if len(outcome.stored) == len(outcome.scorer_results):
+            return
+        await self._writer.put(outcome, finished_at or datetime.now(timezone.utc))
+
+    def finish(
+        self,
+        status: RunStatus,
+        *,
+        total_items: int,
+        judge_usage: JudgeUsage | None = None,
+        verdict: str | None = None,
+    ) -> RunStatus:
+        """Write everything queued, then the run's status, totals and verdict.
+
+        The totals are the summaries of the stored rows, computed by the store
+        (:meth:`~scorekit.store.Store.finish_run`). A write that failed while the run went on
+        makes the run ``failed`` (the row says so) and raises.
+
+        Args:
+            status: how the run ended.
+            total_items: items processed.
+            judge_usage: the run's judge usage totals.
+            verdict: ``"passed"`` / ``"failed"``; stored only for a ``finished`` run.
+
+        Returns:
+            The status written.
+
+        Raises:
+            StoreError: queued results or the run row could not be written.
+        """
+        if self.run_id is None:
+            raise ConfigError("finish needs a started or resumed run", field="run_id")
+        failure: StoreError | None = None
+        try:
+            if self._writer is not None:
+                # synchronous on purpose: a second cancellation must not lose the last batch
+                self._writer.close()
+        except StoreError as exc:
+            failure, status = exc, "failed"
+        finally:
+            self._writer = None
+        self.store.finish_run(
+            self.run_id,
+            status=status,
+            total_items=total_items,
+            judge_usage=(judge_usage or JudgeUsage()).to_dict(),
+            verdict=verdict if status == "finished" else None,
+        )
+        if failure is not None:
+            raise failure
+        return status
+
+    def close(self) -> None:
+        """Stop a writer still running and close the store when the recorder opened it."""
+        if self._writer is not None:
+            # only reached when finish() was not: the caller is already raising its own error
+            with contextlib.suppress(StoreError):
+                self._writer.close()
+            self._writer = None
+        if self._owns_store:
+            self.store.close()

@@ -1,0 +1,142 @@
+"""What a run hands back: ``EvalRunResult`` and the two ways a run can stop early."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from scorekit.errors import ScorekitError
+from scorekit.items import ItemResult
+from scorekit.results import Status
+from scorekit.store.records import RunStatus
+from scorekit.summary import ScoreSummary
+from scorekit.usage import JudgeUsage
+
+__all__ = ["DataSourceError", "EvalInterrupted", "EvalRunResult", "RunSummary", "run_verdict"]
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """Counts over a whole run (``EvalRunResult.summary``).
+
+    Attributes:
+        total_items: items processed (Mastra ``summary.totalItems``).
+        counts: scorer id → results per status (``ok``, ``skipped``, ``error``).
+    """
+
+    total_items: int
+    counts: dict[str, dict[Status, int]]
+
+
+def run_verdict(
+    summaries: dict[str, ScoreSummary], thresholds: dict[str, float]
+) -> Literal["passed", "failed"]:
+    """The verdict of a run: ``"passed"`` or ``"failed"``.
+
+    ``"failed"`` when a scorer got no ``ok`` result at all (nothing was measured), or a
+    thresholded scorer's mean is below its minimum.
+
+    Args:
+        summaries: scorer id → summary.
+        thresholds: scorer id → minimum mean (each id must be in ``summaries``).
+    """
+    if any(s.counts["ok"] == 0 for s in summaries.values()):
+        return "failed"
+    for scorer_id, minimum in thresholds.items():
+        mean = summaries[scorer_id].mean
+        if mean is None or mean < minimum:
+            return "failed"
+    return "passed"
+
+
+@dataclass
+class EvalRunResult:
+    """The outcome of :func:`~scorekit.evals.run_evals`.
+
+    Attributes:
+        run_id: this run's id (the stored run's id when a store is used).
+        run_name: the caller's name for it, if any.
+        summaries: scorer id → summary (counts by status, mean, median, min, max).
+        total_items: items processed.
+        judge_usage: judge usage summed over every scorer run (calls, tokens, cache hits).
+        items: per-item results, in completion order (empty when ``keep_items=False``).
+        thresholds: scorer id → minimum mean, as given.
+        status: ``"finished"``, or ``"interrupted"`` for the partial result of a cancelled run.
+        store_url: the database the run was stored in (password masked), or ``None``.
+        resumed: whether this run continued a stored run (``resume=``); its summaries then
+            cover the whole run, stored results included.
+    """
+
+    run_id: str
+    run_name: str | None
+    summaries: dict[str, ScoreSummary]
+    total_items: int = 0
+    judge_usage: JudgeUsage = field(default_factory=JudgeUsage)
+    items: list[ItemResult] = field(default_factory=list)
+    thresholds: dict[str, float] = field(default_factory=dict)
+    status: RunStatus = "running"
+    store_url: str | None = None
+    resumed: bool = False
+
+    def add(self, outcome: ItemResult) -> None:
+        """Count one finished item's results (stored ones included) in the summaries."""
+        self.total_items += 1
+        for result in outcome.scorer_results.values():
+            self.summaries[result.scorer_id].add(result)
+            self.judge_usage = self.judge_usage + result.judge_usage
+
+    @property
+    def scores(self) -> dict[str, float]:
+        """Scorer id → mean score over ``ok`` results (scorers with none are left out)."""
+        return {sid: s.mean for sid, s in self.summaries.items() if s.mean is not None}
+
+    @property
+    def summary(self) -> RunSummary:
+        """Items processed and per-scorer counts by status."""
+        return RunSummary(
+            self.total_items, {sid: dict(s.counts) for sid, s in self.summaries.items()}
+        )
+
+    @property
+    def unmeasured(self) -> list[str]:
+        """Ids of the scorers that got no ``ok`` result (they fail the verdict)."""
+        return [sid for sid, s in self.summaries.items() if s.counts["ok"] == 0]
+
+    @property
+    def verdict(self) -> Literal["passed", "failed"]:
+        """``"failed"`` when a scorer got no ``ok`` result or missed its threshold."""
+        return run_verdict(self.summaries, self.thresholds)
+
+    def totals(self) -> dict[str, dict[str, Any]]:
+        """Scorer id → the summary as JSON data (:meth:`ScoreSummary.to_dict`)."""
+        return {sid: s.to_dict() for sid, s in self.summaries.items()}
+
+
+class DataSourceError(ScorekitError):
+    """The dataset iterable raised while being read.
+
+    The items read before it were scored (and stored, with a store); the run is marked
+    ``failed``.
+
+    Attributes:
+        partial: the result of the items that were scored.
+    """
+
+    def __init__(self, message: str, *, partial: EvalRunResult | None = None) -> None:
+        super().__init__(message)
+        self.partial = partial
+
+
+class EvalInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped :func:`~scorekit.evals.run_evals_sync`; what finished is stored.
+
+    A ``KeyboardInterrupt``, so code that does not care still stops as usual.
+
+    Attributes:
+        result: the partial result (``status == "interrupted"``), counting the items that
+            finished.
+    """
+
+    def __init__(self, result: EvalRunResult) -> None:
+        super().__init__(f"run {result.run_id} interrupted after {result.total_items} items")
+        self.result = result

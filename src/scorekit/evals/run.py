@@ -1,0 +1,322 @@
+"""``run_evals``: the wiring of data source → executor → recorder → result.
+
+Items are read lazily from the data (:class:`~scorekit.evals.source.ItemSource`), scored by an
+executor (:class:`~scorekit.evals.executor.LocalExecutor` unless told otherwise) with the
+per-item function (:class:`~scorekit.evals.item.ItemJob`), counted in the result's summaries,
+and, with a store, recorded as they finish (:class:`~scorekit.evals.recorder.RunRecorder`,
+source ``TEST``). One failing item or scorer never ends the run (divergences.md row 8).
+
+``resume=RUN_ID`` continues a stored run, skipping the (item, scorer) pairs stored as ``ok`` or
+``skipped``. Cancelling the run (Ctrl-C in :func:`run_evals_sync`, ``task.cancel()`` in async
+code) stops it cleanly: everything finished so far is stored and the run is marked
+``interrupted``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import math
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from scorekit._sync import run_sync
+from scorekit.errors import ConfigError
+from scorekit.evals.executor import DEFAULT_CONCURRENCY, Executor, ItemTask, LocalExecutor
+from scorekit.evals.item import ItemJob, check_scorers
+from scorekit.evals.recorder import ResumedRun, RunRecorder
+from scorekit.evals.result import DataSourceError, EvalInterrupted, EvalRunResult
+from scorekit.evals.source import ItemSource
+from scorekit.items import EvalItem, ItemResult, Target
+from scorekit.pipeline import Scorer
+from scorekit.results import ScorerRunResult
+from scorekit.store.records import RunStatus
+from scorekit.summary import ScoreSummary
+
+if TYPE_CHECKING:
+    from scorekit.store.store import Store
+
+__all__ = ["ItemCallback", "run_evals", "run_evals_sync"]
+
+ItemCallback = Callable[[EvalItem, Any, dict[str, ScorerRunResult]], Any]
+"""``on_item_complete(item, output, scorer_results)``, sync or async."""
+
+
+def _check_thresholds(
+    thresholds: Mapping[str, float] | None, scorers: Sequence[Scorer]
+) -> dict[str, float]:
+    ids = {s.id for s in scorers}
+    limits: dict[str, float] = {}
+    for scorer_id, minimum in (thresholds or {}).items():
+        if scorer_id not in ids:
+            raise ConfigError(
+                f"threshold for unknown scorer {scorer_id!r}; scorers: {', '.join(sorted(ids))}",
+                field="thresholds",
+            )
+        if (
+            isinstance(minimum, bool)
+            or not isinstance(minimum, (int, float))
+            or not math.isfinite(minimum)
+        ):
+            raise ConfigError(
+                f"threshold for {scorer_id!r} must be a finite number, got {minimum!r}",
+                field="thresholds",
+            )
+        limits[scorer_id] = float(minimum)
+    return limits
+
+
+def _executor(executor: Executor | None, concurrency: int | None) -> Executor:
+    if executor is None:
+        return LocalExecutor(DEFAULT_CONCURRENCY if concurrency is None else concurrency)
+    if concurrency is not None:
+        raise ConfigError(
+            "give concurrency to the executor, not to run_evals, when passing executor=",
+            field="concurrency",
+        )
+    if not isinstance(executor, Executor):
+        raise ConfigError(
+            f"executor must have an async run(job, tasks, emit) method, not "
+            f"{type(executor).__name__}",
+            field="executor",
+        )
+    return executor
+
+
+class _Run:
+    """One ``run_evals`` call, wired: validated settings, the live result, the recorder.
+
+    Built synchronously, so argument errors raise before any work and the sync bridge keeps a
+    handle on the partial result; then :meth:`execute` runs it once.
+    """
+
+    def __init__(
+        self,
+        data: Iterable[Any] | AsyncIterator[Any],
+        scorers: Sequence[Scorer],
+        *,
+        target: Target | None = None,
+        concurrency: int | None = None,
+        executor: Executor | None = None,
+        on_item_complete: ItemCallback | None = None,
+        thresholds: Mapping[str, float] | None = None,
+        store: Store | str | Path | None = None,
+        resume: str | None = None,
+        run_name: str | None = None,
+        keep_items: bool = True,
+        config: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.job = ItemJob(check_scorers(scorers), target)
+        self.source = ItemSource(data)
+        self.executor = _executor(executor, concurrency)
+        if target is not None and not callable(target):
+            raise ConfigError(
+                f"target must be callable, not {type(target).__name__}", field="target"
+            )
+        limits = _check_thresholds(thresholds, self.job.scorers)
+        if resume is not None and store is None:
+            raise ConfigError("resume= needs a store= to resume from", field="resume")
+        self.on_item_complete = on_item_complete
+        self.keep_items = keep_items
+        self.config = dict(config or {})
+        self.recorder = RunRecorder(store) if store is not None else None
+        self.resumed: ResumedRun | None = None
+        run_id = str(uuid.uuid4())
+        if self.recorder is not None and resume is not None:
+            try:
+                self.resumed = self.recorder.load(resume, scorer_ids=self.job.scorer_ids)
+            except BaseException:
+                self.recorder.close()
+                raise
+            run_id = self.resumed.run_id
+            run_name = run_name or self.resumed.name
+        self.result = EvalRunResult(
+            run_id=run_id,
+            run_name=run_name,
+            summaries={s.id: ScoreSummary(s.id) for s in self.job.scorers},
+            thresholds=limits,
+            store_url=self.recorder.url if self.recorder is not None else None,
+            resumed=resume is not None,
+        )
+
+    def _open(self) -> None:
+        if self.recorder is None:
+            return
+        if self.resumed is not None:
+            self.recorder.resume(self.result.run_id)
+        else:
+            self.recorder.start(
+                self.result.run_id,
+                scorers=self.job.scorers,
+                name=self.result.run_name,
+                config=self.config,
+                thresholds=self.result.thresholds,
+            )
+
+    async def _tasks(self) -> AsyncIterator[ItemTask]:
+        ids = self.job.scorer_ids
+        async for item in self.source:
+            done = self.resumed.take(item.id, ids) if self.resumed is not None else {}
+            yield ItemTask(item, done)
+
+    async def _emit(self, outcome: ItemResult) -> None:
+        self.result.add(outcome)
+        if self.recorder is not None:
+            await self.recorder.record(outcome)
+        if self.keep_items:
+            self.result.items.append(outcome)
+        if self.on_item_complete is not None:
+            called = self.on_item_complete(outcome.item, outcome.output, outcome.scorer_results)
+            if inspect.isawaitable(called):
+                await called
+
+    def _count_untouched(self) -> None:
+        """Count the stored results of items this data did not hold (a resumed run).
+
+        The summary then covers the whole run, as its stored rows do.
+        """
+        if self.resumed is None:
+            return
+        items, stored = self.resumed.untouched()
+        for result in stored:
+            self.result.summaries[result.scorer_id].add(result)
+            self.result.judge_usage = self.result.judge_usage + result.judge_usage
+        self.result.total_items += items
+
+    async def execute(self) -> EvalRunResult:
+        status: RunStatus = "failed"
+        try:
+            self._open()
+        except BaseException:
+            if self.recorder is not None:
+                self.recorder.close()
+            raise
+        try:
+            await self.executor.run(self.job, self._tasks(), self._emit)
+            if self.source.error is not None:
+                error = self.source.error
+                raise DataSourceError(
+                    f"the data source raised after {self.result.total_items} items "
+                    f"({type(error).__name__}: {error}); the items read before it were scored "
+                    "and stored",
+                    partial=self.result,
+                ) from error
+            self._count_untouched()
+            status = "finished"
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            status = "interrupted"
+            raise
+        finally:
+            self.result.status = status
+            if self.recorder is not None:
+                try:
+                    self.result.status = self.recorder.finish(
+                        status,
+                        total_items=self.result.total_items,
+                        judge_usage=self.result.judge_usage,
+                        verdict=self.result.verdict,
+                    )
+                except BaseException:
+                    self.result.status = "failed"
+                    raise
+                finally:
+                    self.recorder.close()
+        return self.result
+
+
+async def run_evals(
+    data: Iterable[Any] | AsyncIterator[Any],
+    scorers: Sequence[Scorer],
+    *,
+    target: Target | None = None,
+    concurrency: int | None = None,
+    executor: Executor | None = None,
+    on_item_complete: ItemCallback | None = None,
+    thresholds: Mapping[str, float] | None = None,
+    store: Store | str | Path | None = None,
+    resume: str | None = None,
+    run_name: str | None = None,
+    keep_items: bool = True,
+    config: Mapping[str, Any] | None = None,
+) -> EvalRunResult:
+    """Score every item of ``data`` with every scorer.
+
+    Args:
+        data: items (mappings with ``input``, optional ``output``, ``ground_truth``,
+            ``context``, ``request_context``, ``metadata``, ``trace``, ``id``, or
+            :class:`~scorekit.items.EvalItem`), as any iterable or async iterable; read
+            lazily, one item per free worker.
+        scorers: the scorers, with distinct ids. The scorers of one item run concurrently.
+        target: the application under test (see :data:`~scorekit.items.Target`); called for
+            items without their own ``output``. Without a target, items must carry ``output``.
+        concurrency: items processed at once, >= 1 (default 8); for the default executor only.
+        executor: where items are scored (an :class:`~scorekit.evals.executor.Executor`);
+            default a :class:`~scorekit.evals.executor.LocalExecutor` on this event loop.
+        on_item_complete: called as ``(item, output, scorer_results)`` after each item; sync or
+            async. An exception in it ends the run (it is the caller's code).
+        thresholds: scorer id → minimum mean score for the verdict to pass.
+        store: where to store the run: a :class:`~scorekit.store.Store`, a SQLAlchemy URL or
+            a SQLite file path. ``None``: nothing is stored.
+        resume: the id (or unique prefix) of a stored run to continue: (item id, scorer id)
+            pairs stored as ``ok`` or ``skipped`` are not run again, the rest (errors, and
+            items never reached) are, and their new rows replace the old. Needs ``store`` and
+            the same scorer ids; items are matched by ``id``.
+        run_name: a name for the run (a resumed run keeps its stored name by default).
+        keep_items: keep per-item results in the returned value (turn off for large runs:
+            memory then stays flat whatever the dataset's size).
+        config: JSON data describing the run (dataset, options), stored with it.
+
+    Returns:
+        The run's summaries, judge usage, verdict (``failed`` when a scorer got no ``ok``
+        result, or a threshold is missed) and, optionally, per-item results.
+
+    Raises:
+        ConfigError: bad ``data``, ``scorers``, ``concurrency``, ``executor``, ``thresholds``
+            or ``resume`` (before any item runs).
+        StoreError: the store cannot be opened or written; the run stops (its row says
+            ``failed``).
+        DataSourceError: ``data`` raised while being read; the items read before it were
+            scored and stored, and the run is marked ``failed``.
+        asyncio.CancelledError: the run was cancelled; what finished is stored and the run is
+            marked ``interrupted``.
+    """
+    run = _Run(
+        data,
+        scorers,
+        target=target,
+        concurrency=concurrency,
+        executor=executor,
+        on_item_complete=on_item_complete,
+        thresholds=thresholds,
+        store=store,
+        resume=resume,
+        run_name=run_name,
+        keep_items=keep_items,
+        config=config,
+    )
+    return await run.execute()
+
+
+def run_evals_sync(
+    data: Iterable[Any] | AsyncIterator[Any],
+    scorers: Sequence[Scorer],
+    **options: Any,
+) -> EvalRunResult:
+    """Blocking :func:`run_evals` (same arguments); works inside a running event loop too.
+
+    From the main thread with no event loop running (a script, the CLI), Ctrl-C cancels the
+    run cleanly (through the one sync bridge, :func:`scorekit._sync.run_sync`): what finished
+    is stored, the run is marked ``interrupted``, and :class:`EvalInterrupted` (a
+    ``KeyboardInterrupt``) carries the partial result. A second Ctrl-C stops at once.
+
+    Raises:
+        EvalInterrupted: Ctrl-C stopped the run.
+        ConfigError, StoreError, DataSourceError: as :func:`run_evals`.
+    """
+    run = _Run(data, scorers, **options)
+    try:
+        return run_sync(run.execute(), interruptible=True)
+    except KeyboardInterrupt:
+        raise EvalInterrupted(run.result) from None

@@ -1,0 +1,90 @@
+"""The data source of a run: any iterable or async iterable of items, read lazily, once.
+
+Entries become :class:`~scorekit.items.EvalItem` records (an unreadable entry becomes an error
+item, never a stopped run); an id seen before in the run becomes an error item under
+``<id>#<n>``, since resume and compare match items by id. When the caller's iterable itself
+raises, reading stops, the error is kept in :attr:`ItemSource.error`, and the run ends after
+the items already read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterable, Mapping
+from typing import Any
+
+from scorekit.errors import ConfigError
+from scorekit.items import EvalItem, load_item
+
+__all__ = ["ItemSource"]
+
+
+class ItemSource:
+    """The items of one run, read lazily from ``data`` (single use).
+
+    Args:
+        data: an iterable or async iterable of entries (mappings or ``EvalItem`` objects).
+
+    Raises:
+        ConfigError: ``data`` is a string, bytes, a mapping or not iterable at all
+            (``field="data"``).
+
+    Attributes:
+        error: the exception the caller's iterable raised, when it did (reading then stopped).
+        read: entries read so far.
+    """
+
+    def __init__(self, data: Iterable[Any] | AsyncIterator[Any]) -> None:
+        if isinstance(data, (str, bytes, Mapping)):
+            raise ConfigError(
+                f"data must be an iterable of items, not a single {type(data).__name__}",
+                field="data",
+            )
+        if not hasattr(data, "__aiter__") and not hasattr(data, "__iter__"):
+            raise ConfigError(
+                f"data must be an iterable of items, not {type(data).__name__}", field="data"
+            )
+        self._data = data
+        self._seen: dict[str, int] = {}
+        self.error: Exception | None = None
+        self.read = 0
+
+    def _unique(self, item: EvalItem) -> EvalItem:
+        """Return ``item``, or, when its id was seen before in this run, an error item."""
+        count = self._seen.get(item.id, 0) + 1
+        self._seen[item.id] = count
+        if count == 1:
+            return item
+        renamed = f"{item.id}#{count}"
+        while renamed in self._seen:
+            renamed += "'"
+        self._seen[renamed] = 1
+        return EvalItem(
+            id=renamed,
+            input=item.input,
+            ground_truth=item.ground_truth,
+            metadata=item.metadata,
+            load_error=f"duplicate item id {item.id!r} (this is occurrence {count}); ids must "
+            "be unique within a run, since resume and compare match items by id",
+        )
+
+    async def _entries(self) -> AsyncIterator[Any]:
+        if hasattr(self._data, "__aiter__"):
+            async for value in self._data:
+                yield value
+        else:
+            for value in self._data:
+                yield value
+
+    async def __aiter__(self) -> AsyncIterator[EvalItem]:
+        entries = self._entries()
+        while True:
+            try:
+                value = await entries.__anext__()
+            except StopAsyncIteration:
+                return
+            except Exception as exc:  # the caller's data source broke: stop reading
+                self.error = exc
+                return
+            position = self.read
+            self.read += 1
+            yield self._unique(load_item(value, position))

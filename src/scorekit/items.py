@@ -1,0 +1,174 @@
+"""The per-item record: ``EvalItem`` (what is scored), ``ItemResult`` (what came of it).
+
+Ground floor: imports nothing of ours but :mod:`scorekit.errors` and :mod:`scorekit.results`.
+Every source of items (a dataset file, a DataFrame, an iterable, a live call, a trace) becomes
+an :class:`EvalItem`; every executor hands back an :class:`ItemResult`; the store builds its
+rows from the two (architecture.md, "Data flows one way").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from scorekit.errors import ConfigError
+from scorekit.results import RunError, ScorerRunResult
+
+__all__ = ["ITEM_FIELDS", "EvalItem", "ItemResult", "Target", "load_item"]
+
+Target = Callable[..., Any]
+"""The application under test: ``target(input)`` or ``target(input, request_context)``, sync or
+async, returning the output (a string, messages, or a dict with ``output`` and optional
+``context``)."""
+
+ITEM_FIELDS = frozenset(
+    {"id", "input", "output", "ground_truth", "context", "request_context", "metadata", "trace"}
+)
+"""The keys a dataset entry given as a mapping may have."""
+
+
+def _is_pieces(context: Any) -> bool:
+    return (
+        not isinstance(context, str)
+        and isinstance(context, Sequence)
+        and all(isinstance(piece, str) for piece in context)
+    )
+
+
+def _pieces(context: Any, position: int) -> Sequence[str]:
+    if not _is_pieces(context):
+        raise ConfigError(f"item {position}: context must be a list of strings", field="context")
+    return context  # type: ignore[no-any-return]  # checked just above
+
+
+@dataclass(frozen=True)
+class EvalItem:
+    """One item to score.
+
+    Attributes:
+        id: the item's id, unique within a run (its position, as a string, when the data
+            gives none).
+        input: the input sent to the target and shown to scorers.
+        output: an already produced output (then no target is needed), or ``None``.
+        has_output: whether the item carries its own output.
+        ground_truth: the expected output, or ``None``.
+        context: retrieved context pieces for context scorers, or ``None``.
+        request_context: per-request data passed to the target and the scorers.
+        metadata: anything else the caller wants kept with the item (stored with its rows).
+        trace: the trace the item was taken from (trace scoring), or ``None``; kept, not
+            interpreted, here.
+        load_error: why the item could not be read (a malformed line): it is then recorded with
+            status ``error`` for every scorer and never scored.
+    """
+
+    id: str
+    input: Any = None
+    output: Any = None
+    has_output: bool = False
+    ground_truth: Any = None
+    context: Sequence[str] | None = None
+    request_context: Any = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    trace: Any = None
+    load_error: str | None = None
+
+    @classmethod
+    def from_value(cls, value: Any, position: int) -> EvalItem:
+        """Build an item from a dataset entry (an ``EvalItem`` or a mapping).
+
+        Args:
+            value: an ``EvalItem`` (returned as is) or a mapping with keys from
+                :data:`ITEM_FIELDS`, at least ``input`` or ``output``.
+            position: the entry's 0-based position in the data, its id when it has none.
+
+        Raises:
+            ConfigError: the entry is not a mapping, has unknown keys, lacks both ``input``
+                and ``output``, or its context is not a list of strings; the message names the
+                item's position and ``field`` the offending key.
+        """
+        if isinstance(value, EvalItem):
+            return value
+        if not isinstance(value, Mapping):
+            raise ConfigError(
+                f"item {position}: expected a mapping with 'input', got {type(value).__name__}",
+                field="data",
+            )
+        unknown = sorted(map(str, set(value) - ITEM_FIELDS))
+        if unknown:
+            raise ConfigError(
+                f"item {position}: unknown field(s) {', '.join(unknown)}; "
+                f"known: {', '.join(sorted(ITEM_FIELDS))}",
+                field=unknown[0],
+            )
+        if "input" not in value and "output" not in value:
+            raise ConfigError(f"item {position}: needs 'input' or 'output'", field="input")
+        item_id = value.get("id")
+        context = value.get("context")
+        return cls(
+            id=str(item_id) if item_id is not None else str(position),
+            input=value.get("input"),
+            output=value.get("output"),
+            has_output="output" in value,
+            ground_truth=value.get("ground_truth"),
+            context=None if context is None else _pieces(context, position),
+            request_context=value.get("request_context"),
+            metadata=value.get("metadata") or {},
+            trace=value.get("trace"),
+        )
+
+    def with_context(self, context: Any) -> EvalItem:
+        """Return a copy with ``context`` (what a target returned with its output).
+
+        Raises:
+            ConfigError: ``context`` is not a list of strings (``field="context"``).
+        """
+        if not _is_pieces(context):
+            raise ConfigError(
+                f"the target returned context of type {type(context).__name__}; "
+                "expected a list of strings",
+                field="context",
+            )
+        return replace(self, context=tuple(context))
+
+
+def load_item(value: Any, position: int) -> EvalItem:
+    """Return the item of a dataset entry; an entry that cannot be read becomes an error item.
+
+    A malformed entry never stops a run: it is recorded as an item whose ``load_error`` says
+    why (status ``error`` for every scorer).
+
+    Args:
+        value: the entry (see :meth:`EvalItem.from_value`).
+        position: its 0-based position in the data.
+    """
+    try:
+        return EvalItem.from_value(value, position)
+    except ConfigError as exc:
+        item_id = value.get("id") if isinstance(value, Mapping) else None
+        return EvalItem(id=str(item_id if item_id is not None else position), load_error=str(exc))
+
+
+@dataclass(frozen=True)
+class ItemResult:
+    """What happened to one item.
+
+    Attributes:
+        item: the item (with the target's context, when the target returned some).
+        output: the output that was scored (the item's own or the target's), ``None`` on failure.
+        target_error: why the target (or loading the item) failed, or ``None``.
+        scorer_results: scorer id → result, in the run's scorer order.
+        stored: ids of the scorers whose results were read back from the store (a resumed
+            run), not produced now; a recorder does not write them again.
+    """
+
+    item: EvalItem
+    output: Any
+    target_error: RunError | None
+    scorer_results: dict[str, ScorerRunResult]
+    stored: frozenset[str] = frozenset()
+
+    @property
+    def new_results(self) -> list[ScorerRunResult]:
+        """The results produced by this run (those not in :attr:`stored`), in scorer order."""
+        return [r for sid, r in self.scorer_results.items() if sid not in self.stored]

@@ -1,0 +1,137 @@
+"""The ``results`` rows of a finished item, built from the item record.
+
+The store knows the item record (:mod:`scorekit.items`) and the scorer result
+(:mod:`scorekit.results`), never the run loop. Values are made storable on the way: step
+results and inputs of any type become JSON (pydantic models dumped, unknown objects as their
+``repr``, bytes as base64, NaN and infinities as null, which PostgreSQL requires), and lone
+surrogates, legal in Python text but not in UTF-8, are written as their ``\\udXXX`` escapes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection
+from datetime import datetime
+from typing import Any
+
+from pydantic_core import to_jsonable_python
+
+from scorekit.items import ItemResult
+from scorekit.results import ScorerRunResult
+from scorekit.store.records import RunSource
+
+__all__ = ["result_rows"]
+
+
+def _text(value: str) -> str:
+    """Return ``value`` with each lone surrogate written as its ``\\udXXX`` escape.
+
+    Lone surrogates are legal in JSON and Python text but not in UTF-8, which databases store.
+    """
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    return value
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, str):
+        return _text(value)
+    if isinstance(value, list):
+        return [_clean(item) for item in value]
+    if isinstance(value, dict):
+        return {_text(str(key)): _clean(item) for key, item in value.items()}
+    return value
+
+
+def _json(value: Any) -> Any:
+    # step results may be pydantic models, inputs may be any object: keep what JSON can hold;
+    # bytes become base64, NaN and infinities null (standard JSON, which PostgreSQL requires)
+    plain = to_jsonable_python(
+        value, fallback=repr, serialize_unknown=True, bytes_mode="base64", inf_nan_mode="null"
+    )
+    return _clean(plain)
+
+
+def _reason(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return _text(value)
+    return json.dumps(_json(value), ensure_ascii=False)
+
+
+def _opt_text(value: str | None) -> str | None:
+    return None if value is None else _text(value)
+
+
+def _row(
+    run_id: str,
+    outcome: ItemResult,
+    result: ScorerRunResult,
+    created_at: datetime,
+    source: RunSource,
+) -> dict[str, Any]:
+    item = outcome.item
+    usage = result.judge_usage
+    return {
+        "run_id": run_id,
+        "item_id": _text(item.id),
+        "scorer_id": result.scorer_id,
+        "scorer_run_id": result.run_id,
+        "status": result.status,
+        "score": result.score,
+        "reason": _reason(result.reason),
+        "preprocess_step_result": _json(result.preprocess_step_result),
+        "analyze_step_result": _json(result.analyze_step_result),
+        "preprocess_prompt": _opt_text(result.preprocess_prompt),
+        "analyze_prompt": _opt_text(result.analyze_prompt),
+        "generate_score_prompt": _opt_text(result.generate_score_prompt),
+        "generate_reason_prompt": _opt_text(result.generate_reason_prompt),
+        "judge_calls": usage.calls,
+        "judge_input_tokens": usage.input_tokens,
+        "judge_output_tokens": usage.output_tokens,
+        "judge_cache_hits": usage.cache_hits,
+        "judge_latency_s": usage.latency_s,
+        "error": _json(result.error.model_dump()) if result.error is not None else None,
+        "input": _json(item.input),
+        "output": _json(outcome.output),
+        "ground_truth": _json(item.ground_truth),
+        "context": _json(list(item.context)) if item.context is not None else None,
+        "request_context": _json(item.request_context),
+        "item_metadata": _json(dict(item.metadata)) or None,
+        "source": source,
+        "duration_s": result.duration_s,
+        "created_at": created_at,
+    }
+
+
+def result_rows(
+    run_id: str,
+    outcome: ItemResult,
+    created_at: datetime,
+    *,
+    source: RunSource = "TEST",
+    skip: Collection[str] = (),
+) -> list[dict[str, Any]]:
+    """Return the ``results`` rows of one finished item (one per scorer result).
+
+    Results read back from the store (``outcome.stored``, a resumed run) are not repeated.
+
+    Args:
+        run_id: the run.
+        outcome: the item's results.
+        created_at: when the item finished (UTC).
+        source: where the item came from (``"TEST"`` a dataset run, ``"LIVE"``, ``"TRACE"``).
+        skip: further scorer ids whose results are not to be written.
+
+    Returns:
+        One dict of ``results`` column values per result, JSON values made storable (see the
+        module docstring).
+    """
+    return [
+        _row(run_id, outcome, result, created_at, source)
+        for scorer_id, result in outcome.scorer_results.items()
+        if scorer_id not in skip and scorer_id not in outcome.stored
+    ]
