@@ -23,7 +23,6 @@ config file's folder. Example::
 
 from __future__ import annotations
 
-import importlib
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -33,7 +32,8 @@ from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, fiel
 
 from scorekit.dataset import FieldMap
 from scorekit.errors import ConfigError
-from scorekit.evals import Target
+from scorekit.import_path import import_path
+from scorekit.items import Target
 
 __all__ = [
     "DataConfig",
@@ -240,24 +240,9 @@ def load_target(spec: str, base_dir: Path | None = None) -> Target:
         ConfigError: malformed spec, the module cannot be imported, or the object is not
             callable.
     """
-    module_name, sep, attribute = spec.partition(":")
-    if not sep or not module_name or not attribute:
-        raise ConfigError(f"target {spec!r}: expected 'module:function'", field="target")
     if base_dir is not None and str(base_dir) not in sys.path:
         sys.path.insert(0, str(base_dir))
-    try:
-        value: Any = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ConfigError(
-            f"target {spec!r}: cannot import {module_name} ({exc})", field="target"
-        ) from exc
-    for part in attribute.split("."):
-        try:
-            value = getattr(value, part)
-        except AttributeError as exc:
-            raise ConfigError(
-                f"target {spec!r}: no {part!r} in {module_name}", field="target"
-            ) from exc
+    value = import_path(spec, kind="target", field="target", attribute="function")
     if not callable(value):
         raise ConfigError(f"target {spec!r} is not callable", field="target")
     return value  # type: ignore[no-any-return]

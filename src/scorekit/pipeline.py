@@ -22,7 +22,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeGuard
+from typing import Any, Literal, Protocol, TypeGuard
 
 import jsonschema
 from pydantic import BaseModel, ConfigDict
@@ -32,6 +32,15 @@ from scorekit.errors import ConfigError, JudgeError, JudgeOutputError, ScorerRun
 from scorekit.judge.judge import Judge
 from scorekit.judge.structured import OutputSchema, SchemaSpec
 from scorekit.results import RunError, ScorerRunResult, Status
+from scorekit.steps import (
+    LocalResult,
+    NotScorable,
+    ScorerRun,
+    StepContext,
+    StepResults,
+    local_result,
+    not_scorable,
+)
 from scorekit.usage import JudgeUsage
 
 __all__ = [
@@ -39,6 +48,7 @@ __all__ = [
     "LocalResult",
     "NotScorable",
     "PromptStep",
+    "Rebuildable",
     "RunError",
     "Scorer",
     "ScorerRun",
@@ -56,85 +66,6 @@ __all__ = [
 StepName = Literal["preprocess", "analyze", "generate_score", "generate_reason"]
 STEP_NAMES: tuple[StepName, ...] = ("preprocess", "analyze", "generate_score", "generate_reason")
 """The step kinds in the order they run."""
-
-
-@dataclass(frozen=True)
-class ScorerRun:
-    """The record being scored, as steps see it (``ctx.run``).
-
-    Attributes:
-        input: the user's input in any shape :mod:`scorekit.messages` accepts, or ``None``.
-        output: the output being scored.
-        ground_truth: the expected output or reference, or ``None``.
-        request_context: any per-request data the caller passes through (a dict), or ``None``.
-        run_id: the run's id (a uuid4 string when the caller gave none).
-        context: the record's retrieved context pieces (a dataset item's ``context``, or what
-            a ``run_evals`` target returned with its output), or ``None``. Context scorers use
-            it when they are given neither a fixed context nor a context extractor.
-    """
-
-    input: Any
-    output: Any
-    ground_truth: Any = None
-    request_context: Any = None
-    run_id: str = ""
-    context: tuple[str, ...] | None = None
-
-
-@dataclass(frozen=True)
-class StepResults:
-    """Results of the steps that already ran (``None`` where a step has not run or is absent)."""
-
-    preprocess_step_result: Any = None
-    analyze_step_result: Any = None
-    generate_score_step_result: float | None = None
-
-
-@dataclass(frozen=True)
-class StepContext:
-    """What each step receives.
-
-    Attributes:
-        run: the record being scored.
-        results: the results of earlier steps.
-        score: the score (only set for ``generate_reason``).
-    """
-
-    run: ScorerRun
-    results: StepResults
-    score: float | None = None
-
-
-@dataclass(frozen=True)
-class NotScorable:
-    """Sentinel a step returns to end the run with status ``skipped`` (see :func:`not_scorable`)."""
-
-    reason: str
-
-
-def not_scorable(reason: str) -> NotScorable:
-    """Return the sentinel that ends a run as ``skipped``, with ``reason`` as the result's reason.
-
-    The results of earlier steps are kept; no score is given and no later step runs
-    (Mastra ``notScorable``, current main).
-    """
-    return NotScorable(reason)
-
-
-@dataclass(frozen=True)
-class LocalResult:
-    """What a prompt step's ``create_prompt`` returns to settle the step without the judge."""
-
-    value: Any
-
-
-def local_result(value: Any) -> LocalResult:
-    """Return the sentinel that gives a prompt step its result without a judge call.
-
-    ``create_prompt`` returns it when the answer is already known (e.g. an empty response has no
-    claims to extract); ``value`` becomes the step's result as if the judge had returned it.
-    """
-    return LocalResult(value)
 
 
 PromptBuilder = Callable[
@@ -261,14 +192,44 @@ def _is_finite_number(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
 
 
+class Rebuildable(Protocol):
+    """What a scorer's ``spec`` is: picklable data that builds the same scorer again.
+
+    :class:`scorekit.scorers.ScorerSpec` is the one scorekit makes (``build_scorer`` attaches
+    it); the pipeline needs only its ``build``, so it knows nothing of the scorer registry.
+    """
+
+    def build(self) -> Scorer:
+        """Build the scorer this spec describes."""
+        ...
+
+
+def _rebuild(spec: Rebuildable) -> Scorer:
+    # what an unpickled scorer is made by: its spec, built on the receiving side
+    return spec.build()
+
+
 class Scorer:
     """An immutable scorer: an id, descriptive fields, a default judge and its steps.
 
     Build it with :func:`create_scorer` and the step methods; each returns a new scorer.
     A scorer holds no per-run state, so one scorer may serve many concurrent runs.
+
+    A scorer made by :func:`scorekit.scorers.build_scorer` carries its ``spec`` (the name, the
+    options and the judge it was built from) and pickles as that spec: unpickling builds it
+    again, which is how it reaches a worker process. Its steps are closures, which do not
+    pickle, so a scorer without a spec refuses to. The builder methods return scorers without
+    a spec, since their steps differ from what the spec builds.
+
+    Attributes:
+        id: the stable id, kebab-case by convention.
+        name: the display name (``id`` when none was given).
+        description: what the scorer measures.
+        judge: the default judge of its prompt steps, or ``None``.
+        spec: what rebuilds it in another process, or ``None``.
     """
 
-    __slots__ = ("_steps", "description", "id", "judge", "name")
+    __slots__ = ("_steps", "description", "id", "judge", "name", "spec")
 
     def __init__(
         self,
@@ -278,16 +239,49 @@ class Scorer:
         description: str,
         judge: Judge | None,
         steps: tuple[tuple[StepName, Step], ...] = (),
+        spec: Rebuildable | None = None,
     ) -> None:
         self.id = id
         self.name = name or id
         self.description = description
         self.judge = judge
         self._steps = steps
+        self.spec = spec
 
     def __repr__(self) -> str:
         names = ", ".join(name for name, _ in self._steps)
         return f"Scorer(id={self.id!r}, steps=[{names}])"
+
+    def __reduce__(self) -> tuple[Callable[[Rebuildable], Scorer], tuple[Rebuildable]]:
+        if self.spec is None:
+            raise TypeError(
+                f"scorer {self.id!r} cannot be pickled: its steps are functions that do not "
+                "travel between processes; build it with scorekit.scorers.build_scorer to "
+                "send it to another process"
+            )
+        return (_rebuild, (self.spec,))
+
+    # immutable: a copy is the scorer itself (and copying must not go through __reduce__)
+    def __copy__(self) -> Scorer:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Scorer:
+        return self
+
+    def with_spec(self, spec: Rebuildable | None) -> Scorer:
+        """Return this scorer carrying ``spec``, the data that builds it again.
+
+        :func:`scorekit.scorers.build_scorer` calls it; a scorer factory of your own
+        registered with scorekit needs nothing more.
+        """
+        return Scorer(
+            self.id,
+            name=self.name,
+            description=self.description,
+            judge=self.judge,
+            steps=self._steps,
+            spec=spec,
+        )
 
     def _with(self, name: StepName, step: Step) -> Scorer:
         position = STEP_NAMES.index(name)

@@ -29,9 +29,10 @@ from scorekit.errors import ConfigError
 from scorekit.messages import joined_text
 from scorekit.options import CompareTo, check_compare_to, reference_text
 from scorekit.pipeline import Scorer, StepContext, create_scorer
+from scorekit.scorers.registry import ScorerEntry
 from scorekit.text.elements import extract_elements
 
-__all__ = ["SCORER_ID", "coverage", "create_completeness_scorer"]
+__all__ = ["ENTRY", "SCORER_ID", "coverage", "create_completeness_scorer"]
 
 SCORER_ID = "completeness-scorer"
 """The scorer's stable id (Mastra's)."""
@@ -144,3 +145,13 @@ def create_completeness_scorer(*, compare_to: CompareTo = "auto") -> Scorer:
         .preprocess(preprocess)
         .generate_score(generate_score)
     )
+
+
+ENTRY = ScorerEntry(
+    name="completeness",
+    scorer_id=SCORER_ID,
+    factory=create_completeness_scorer,
+    kind="code",
+    summary="Share of the reference's content words (nouns, verbs, terms) the output covers",
+)
+"""This scorer in the registry (:mod:`scorekit.scorers.registry`)."""

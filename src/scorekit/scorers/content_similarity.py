@@ -18,10 +18,11 @@ from __future__ import annotations
 from scorekit.messages import joined_text
 from scorekit.options import CompareTo, check_compare_to, check_flag, check_scale, reference_text
 from scorekit.pipeline import Scorer, StepContext, create_scorer
+from scorekit.scorers.registry import ScorerEntry
 from scorekit.text.dice import dice_similarity
 from scorekit.text.whitespace import collapse_whitespace
 
-__all__ = ["SCORER_ID", "create_content_similarity_scorer"]
+__all__ = ["ENTRY", "SCORER_ID", "create_content_similarity_scorer"]
 
 SCORER_ID = "content-similarity-scorer"
 """The scorer's stable id (Mastra's)."""
@@ -93,3 +94,13 @@ def create_content_similarity_scorer(
         .analyze(analyze)
         .generate_score(generate_score)
     )
+
+
+ENTRY = ScorerEntry(
+    name="content-similarity",
+    scorer_id=SCORER_ID,
+    factory=create_content_similarity_scorer,
+    kind="code",
+    summary="Bigram (Dice) similarity of the output and the reference text",
+)
+"""This scorer in the registry (:mod:`scorekit.scorers.registry`)."""

@@ -39,9 +39,11 @@ from scorekit.pipeline import (
     not_scorable,
 )
 from scorekit.rounding import format_score, round_to_two_decimals
+from scorekit.scorers.registry import ScorerEntry
 from scorekit.scorers.replies import LANGUAGE_RULE, CountedReply, JudgeReply, YesNo
 
 __all__ = [
+    "ENTRY",
     "SCORER_ID",
     "PrecisionVerdict",
     "PrecisionVerdicts",
@@ -235,3 +237,13 @@ def create_context_precision_scorer(
         .generate_score(generate_score)
         .generate_reason(PromptStep("Explain the score", reason_prompt))
     )
+
+
+ENTRY = ScorerEntry(
+    name="context-precision",
+    scorer_id=SCORER_ID,
+    factory=create_context_precision_scorer,
+    kind="llm",
+    summary="Mean average precision of the context pieces that support the answer",
+)
+"""This scorer in the registry (:mod:`scorekit.scorers.registry`)."""

@@ -50,9 +50,11 @@ from scorekit.pipeline import (
 )
 from scorekit.rounding import format_score, round_to_two_decimals
 from scorekit.scorers import context_relevance_prompts as prompts
+from scorekit.scorers.registry import ScorerEntry
 from scorekit.scorers.replies import CountedReply, JudgeReply, normalise_label
 
 __all__ = [
+    "ENTRY",
     "RELEVANCE_WEIGHTS",
     "SCORER_ID",
     "ContextEvaluation",
@@ -436,3 +438,15 @@ def create_context_relevance_scorer_llm(
     if reason == "none":
         return scorer
     return scorer.generate_reason(PromptStep("Explain the score", reason_prompt))
+
+
+ENTRY = ScorerEntry(
+    name="context-relevance",
+    scorer_id=SCORER_ID,
+    factory=create_context_relevance_scorer_llm,
+    kind="llm",
+    summary=(
+        "Weighted relevance of each context piece, with penalties for unused and missing context"
+    ),
+)
+"""This scorer in the registry (:mod:`scorekit.scorers.registry`)."""

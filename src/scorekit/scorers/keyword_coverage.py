@@ -18,9 +18,10 @@ from __future__ import annotations
 from scorekit.messages import joined_text
 from scorekit.options import CompareTo, check_compare_to, reference_text
 from scorekit.pipeline import Scorer, StepContext, create_scorer
+from scorekit.scorers.registry import ScorerEntry
 from scorekit.text.keywords import extract_keywords
 
-__all__ = ["SCORER_ID", "create_keyword_coverage_scorer", "keyword_coverage"]
+__all__ = ["ENTRY", "SCORER_ID", "create_keyword_coverage_scorer", "keyword_coverage"]
 
 SCORER_ID = "keyword-coverage-scorer"
 """The scorer's stable id (Mastra's)."""
@@ -100,3 +101,13 @@ def create_keyword_coverage_scorer(*, compare_to: CompareTo = "auto") -> Scorer:
         .analyze(analyze)
         .generate_score(generate_score)
     )
+
+
+ENTRY = ScorerEntry(
+    name="keyword-coverage",
+    scorer_id=SCORER_ID,
+    factory=create_keyword_coverage_scorer,
+    kind="code",
+    summary="Share of the reference's keywords (stop words removed) found in the output",
+)
+"""This scorer in the registry (:mod:`scorekit.scorers.registry`)."""

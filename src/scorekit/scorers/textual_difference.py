@@ -23,10 +23,17 @@ import re
 from scorekit.messages import joined_text
 from scorekit.options import CompareTo, check_compare_to, reference_text
 from scorekit.pipeline import Scorer, StepContext, create_scorer
+from scorekit.scorers.registry import ScorerEntry
 from scorekit.text.lcs import lcs_ratio
 from scorekit.text.whitespace import JS_WS_CLASS, collapse_whitespace
 
-__all__ = ["SCORER_ID", "count_changes", "create_textual_difference_scorer", "length_difference"]
+__all__ = [
+    "ENTRY",
+    "SCORER_ID",
+    "count_changes",
+    "create_textual_difference_scorer",
+    "length_difference",
+]
 
 SCORER_ID = "textual-difference-scorer"
 """The scorer's stable id (Mastra's)."""
@@ -138,3 +145,13 @@ def create_textual_difference_scorer(*, compare_to: CompareTo = "auto") -> Score
         .preprocess(preprocess)
         .generate_score(generate_score)
     )
+
+
+ENTRY = ScorerEntry(
+    name="textual-difference",
+    scorer_id=SCORER_ID,
+    factory=create_textual_difference_scorer,
+    kind="code",
+    summary="Longest-common-subsequence ratio of the output and the reference text",
+)
+"""This scorer in the registry (:mod:`scorekit.scorers.registry`)."""

@@ -25,9 +25,10 @@ import re
 from scorekit.errors import ConfigError
 from scorekit.messages import joined_text
 from scorekit.pipeline import Scorer, StepContext, create_scorer
+from scorekit.scorers.registry import ScorerEntry
 from scorekit.text.sentiment import comparative
 
-__all__ = ["SCORER_ID", "create_tone_scorer", "sentiment_stability", "tone_match"]
+__all__ = ["ENTRY", "SCORER_ID", "create_tone_scorer", "sentiment_stability", "tone_match"]
 
 SCORER_ID = "tone-scorer"
 """The scorer's stable id (Mastra's)."""
@@ -128,3 +129,13 @@ def create_tone_scorer(reference_tone: str | None = None) -> Scorer:
         .preprocess(preprocess)
         .generate_score(generate_score)
     )
+
+
+ENTRY = ScorerEntry(
+    name="tone",
+    scorer_id=SCORER_ID,
+    factory=create_tone_scorer,
+    kind="code",
+    summary="Sentiment stability of the output, or closeness to a reference tone",
+)
+"""This scorer in the registry (:mod:`scorekit.scorers.registry`)."""

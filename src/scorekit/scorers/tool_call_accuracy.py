@@ -29,9 +29,11 @@ from scorekit.errors import ConfigError
 from scorekit.messages import messages_of
 from scorekit.options import check_flag
 from scorekit.pipeline import Scorer, StepContext, create_scorer
+from scorekit.scorers.registry import ScorerEntry
 from scorekit.tool_calls import extract_tool_calls
 
 __all__ = [
+    "ENTRY",
     "SCORER_ID",
     "check_tool_order",
     "create_tool_call_accuracy_scorer_code",
@@ -200,3 +202,13 @@ def create_tool_call_accuracy_scorer_code(
         .preprocess(preprocess)
         .generate_score(generate_score)
     )
+
+
+ENTRY = ScorerEntry(
+    name="code-tool-call-accuracy",
+    scorer_id=SCORER_ID,
+    factory=create_tool_call_accuracy_scorer_code,
+    kind="code",
+    summary="Whether the agent called the expected tool, or tools in the expected order",
+)
+"""This scorer in the registry (:mod:`scorekit.scorers.registry`)."""
