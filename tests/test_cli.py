@@ -264,33 +264,36 @@ def test_resume_from_the_command_line(tmp_path: Path) -> None:
     assert no_store.exit_code == 2
 
 
-def test_context_scorers_get_the_item_context_extractor() -> None:
+_SEEN: dict[str, object] = {}
+
+
+def _context_factory(*, context=None, context_extractor=None, scale: float = 1.0):  # type: ignore[no-untyped-def]
     from scorekit import create_scorer
-    from scorekit.cli import _Judges, _make_scorer
+
+    _SEEN.update(context=context, context_extractor=context_extractor)
+    return create_scorer("c", description="d").generate_score(lambda ctx: 1.0)
+
+
+def test_context_scorers_get_the_item_context_extractor() -> None:
+    # the rule moved from the CLI into the registry (build_scorer); the CLI builds through it
     from scorekit.context import item_context
-    from scorekit.pipeline import Scorer
-    from scorekit.scorers import ScorerEntry
+    from scorekit.plan import JudgePool, build_scorers
 
-    seen: dict[str, object] = {}
-
-    def factory(*, context=None, context_extractor=None, scale: float = 1.0) -> Scorer:  # type: ignore[no-untyped-def]
-        seen.update(context=context, context_extractor=context_extractor)
-        return create_scorer("c", description="d").generate_score(lambda ctx: 1.0)
-
-    entry = ScorerEntry("c", "c", factory, "code", "test")
-    _make_scorer(entry, {}, None, _Judges({}))
+    seen = _SEEN
+    name = f"{__name__}:_context_factory"
+    build_scorers([name], [], None, JudgePool({}))
     assert seen == {"context": None, "context_extractor": item_context}
-    _make_scorer(entry, {"context": ["fixed"]}, None, _Judges({}))
+    build_scorers([name], ['context=["fixed"]'], None, JudgePool({}))
     assert seen == {"context": ["fixed"], "context_extractor": None}
 
 
 def test_judge_settings_are_shared_and_scorers_keep_their_instructions() -> None:
-    from scorekit.cli import _build_scorers, _Judges
+    from scorekit.plan import JudgePool, build_scorers
     from scorekit.scorers.context_relevance_prompts import INSTRUCTIONS as RELEVANCE
     from scorekit.scorers.faithfulness import INSTRUCTIONS as FAITHFULNESS
 
-    judges = _Judges({"timeout": 7.5, "cache": False, "max_tokens": 300})
-    scorers = _build_scorers(["context-relevance", "faithfulness"], [], "test/demo", judges)
+    judges = JudgePool({"timeout": 7.5, "cache": False, "max_tokens": 300})
+    scorers = build_scorers(["context-relevance", "faithfulness"], [], "test/demo", judges)
     made = judges.get("test/demo")
     assert made.settings.timeout == 7.5
     assert made.settings.max_tokens == 300
@@ -381,3 +384,113 @@ def test_config_thresholds_must_be_numbers(tmp_path: Path, value: str) -> None:
     result = invoke("run", str(config), "--no-store")
     assert result.exit_code == 2
     assert "thresholds" in result.output
+
+
+def _means_in_runs(stdout: str, run_id: str) -> dict[str, str]:
+    import re
+
+    line = next(line for line in stdout.splitlines() if line.startswith(f"│ {run_id[:8]}"))
+    return dict(re.findall(r"([\w-]+)=([0-9.]+|—)", line))
+
+
+def _means_in_show(stdout: str, scorer_ids: list[str]) -> dict[str, str]:
+    found = {}
+    for line in stdout.splitlines():
+        cells = [c.strip() for c in line.split("│")[1:-1]]
+        if cells and cells[0] in scorer_ids:
+            found[cells[0]] = cells[4]  # scorer, ok, skipped, error, mean
+    return found
+
+
+def test_runs_and_show_print_the_same_means(tmp_path: Path) -> None:
+    from datetime import datetime, timezone
+
+    from scorekit import create_scorer
+    from scorekit.evals import run_evals_sync
+
+    db = tmp_path / "m.db"
+    thirds = create_scorer("thirds", description="len / 3").generate_score(
+        lambda ctx: len(ctx.run.output) / 3
+    )
+    finished = run_evals_sync(
+        [{"id": str(i), "output": "x" * n} for i, n in enumerate((1, 2, 2))], [thirds], store=db
+    )
+    with Store(db) as store:
+        # a run whose totals were never written: started, two result rows, never finished
+        store.start_run("f" * 8 + "-live", name="live", scorers=[{"id": "thirds"}, {"id": "n"}])
+        now = datetime.now(timezone.utc)
+        store.write_results(
+            [
+                {"run_id": "f" * 8 + "-live", "item_id": item, "scorer_id": "thirds"}
+                | {"scorer_run_id": item, "status": "ok", "score": score, "created_at": now}
+                for item, score in (("a", 0.1), ("b", 0.2))
+            ]
+        )
+        live = store.get_run("f" * 8 + "-live")
+        assert (live.status, live.totals) == ("running", {})
+
+    listed = invoke("runs", "--db", str(db))
+    assert listed.exit_code == 0, listed.output
+    for run_id, expected in ((finished.run_id, "0.5556"), (live.id, "0.1500")):
+        shown = invoke("show", run_id, "--db", str(db))
+        assert shown.exit_code == 0, shown.output
+        in_show = _means_in_show(shown.stdout, ["thirds", "n"])
+        assert _means_in_runs(listed.stdout, run_id) == in_show
+        assert in_show["thirds"] == expected
+    assert _means_in_runs(listed.stdout, live.id) == {"thirds": "0.1500", "n": "—"}
+
+
+_OWN_SCORER = '''
+from scorekit import create_scorer
+
+
+def create_length_scorer(*, limit: int = 10):
+    """Output length / limit."""
+    return create_scorer("own-length", description="length").generate_score(
+        lambda ctx: min(len(ctx.run.output) / limit, 1.0)
+    )
+'''
+
+
+def test_a_users_factory_is_a_scorer_name_on_the_command_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "own_cli_scorers.py").write_text(_OWN_SCORER, encoding="utf-8")
+    data = write_jsonl(tmp_path / "d.jsonl", [{"input": "q", "output": "abcd"}])
+    monkeypatch.chdir(tmp_path)
+    result = invoke(
+        "run", str(data), "-s", "own_cli_scorers:create_length_scorer", "-o", "limit=8",
+        "--db", str(tmp_path / "r.db"),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "own-length" in result.stdout
+    with Store(tmp_path / "r.db") as store:
+        [run] = store.list_runs()
+        [row] = store.results(run.id)
+    assert (row.scorer_id, row.score) == ("own-length", 0.5)
+
+
+def test_a_config_names_a_users_factory_importable_from_its_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "own_config_scorers.py").write_text(_OWN_SCORER, encoding="utf-8")
+    write_jsonl(folder / "d.jsonl", [{"input": "q", "output": "abcdef"}])
+    (folder / "run.yaml").write_text(
+        "data: {path: d.jsonl}\n"
+        "scorers:\n"
+        "  - name: own_config_scorers:create_length_scorer\n"
+        "    options: {limit: 4}\n"
+        "thresholds: {own-length: 0.9}\n"
+        "db: r.db\n",
+        encoding="utf-8",
+    )
+    result = invoke("run", str(folder / "run.yaml"))
+    assert result.exit_code == 0, result.output
+    assert "threshold own-length: mean 1.0000 >= 0.9" in result.stdout
+
+
+def test_an_unknown_scorer_name_suggests_the_closest(tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "d.jsonl", [{"input": "q", "output": "a"}])
+    result = invoke("run", str(data), "-s", "content-similarty", "--no-store")
+    assert result.exit_code == 2
+    assert "Did you mean content-similarity?" in result.stderr

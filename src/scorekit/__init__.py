@@ -17,7 +17,7 @@ from scorekit.errors import (
     ScorerRunError,
     StoreError,
 )
-from scorekit.evals import EvalItem, EvalRunResult, run_evals, run_evals_sync
+from scorekit.evals import EvalItem, EvalRunResult, ItemResult, run_evals, run_evals_sync
 from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel, JudgeUsage
 from scorekit.pipeline import (
@@ -31,6 +31,7 @@ from scorekit.pipeline import (
     local_result,
     not_scorable,
 )
+from scorekit.summary import ScoreSummary
 
 __version__ = "0.1.0"
 
@@ -38,6 +39,7 @@ __all__ = [
     "ConfigError",
     "EvalItem",
     "EvalRunResult",
+    "ItemResult",
     "Judge",
     "JudgeContextWindowError",
     "JudgeError",
@@ -49,6 +51,7 @@ __all__ = [
     "JudgeUsage",
     "PromptStep",
     "RunError",
+    "ScoreSummary",
     "ScorekitError",
     "Scorer",
     "ScorerRun",

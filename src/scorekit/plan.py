@@ -1,0 +1,390 @@
+"""A run plan: everything ``scorekit run`` needs, from command-line flags or a YAML config.
+
+The plan holds the items (read lazily), the scorers (built through the registry,
+:func:`scorekit.scorers.build_scorer`, so a name may be a built-in, ``module:factory`` or a
+scorer another package registered), the target, the thresholds mapped to scorer ids, and the
+settings of the store and the report. LLM scorers on the same model share one judge, built
+with the run's judge settings.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from scorekit.config import RunConfig, load_target
+from scorekit.dataset import FieldMap, read_dataset
+from scorekit.errors import ConfigError
+from scorekit.items import EvalItem, Target
+from scorekit.judge.judge import Judge
+from scorekit.pipeline import Scorer
+from scorekit.scorers.registry import ScorerEntry, build_scorer, get_entry
+
+__all__ = [
+    "DataFlags",
+    "JudgePool",
+    "RunPlan",
+    "assign_options",
+    "build_scorers",
+    "parse_pairs",
+    "parse_value",
+    "plan_from_config",
+    "plan_from_flags",
+    "threshold_ids",
+]
+
+
+def parse_value(text: str) -> Any:
+    """Read an option value as JSON (``false``, ``2.5``, ``["a"]``), else as a plain string."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def parse_pairs(raw: Sequence[str], *, flag: str, what: str) -> dict[str, Any]:
+    """Read ``key=value`` texts (values as JSON where they parse).
+
+    Raises:
+        ConfigError: a text without ``=`` or without a key (``field`` is ``flag`` without its
+            dashes).
+    """
+    found: dict[str, Any] = {}
+    for text in raw:
+        key, sep, value = text.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"{flag} {text!r}: expected {what}", field=flag.lstrip("-"))
+        found[key] = parse_value(value)
+    return found
+
+
+def assign_options(entries: Sequence[ScorerEntry], raw: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Assign ``[scorer:]key=value`` options to the chosen scorers.
+
+    An option without a ``scorer:`` prefix goes to every chosen scorer that accepts it.
+
+    Args:
+        entries: the chosen scorers' entries.
+        raw: the ``--option`` texts, values read as JSON where they parse.
+
+    Returns:
+        Entry name → its options.
+
+    Raises:
+        ConfigError: a malformed option, an unknown scorer prefix, or no chosen scorer accepts
+            the option (``field="option"``).
+    """
+    chosen = {entry.name: entry for entry in entries}
+    assigned: dict[str, dict[str, Any]] = {name: {} for name in chosen}
+    for option in raw:
+        key, sep, value = option.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"--option {option!r}: expected key=value", field="option")
+        prefix, _, name = key.rpartition(":")
+        names = [get_entry(prefix).name] if prefix else list(chosen)
+        if prefix and names[0] not in chosen:
+            raise ConfigError(
+                f"--option {option!r}: scorer {prefix!r} is not chosen", field="option"
+            )
+        takers = [n for n in names if name in {o.name for o in chosen[n].options()}]
+        if not takers:
+            raise ConfigError(
+                f"--option {option!r}: no chosen scorer has an option {name!r}; "
+                "see `scorekit scorers`",
+                field="option",
+            )
+        for taker in takers:
+            assigned[taker][name] = parse_value(value)
+    return assigned
+
+
+def threshold_ids(raw: Mapping[str, Any], scorers: Sequence[Scorer]) -> dict[str, float]:
+    """Map threshold keys (scorer ids, or any name the registry knows) to scorer ids.
+
+    Raises:
+        ConfigError: an unknown scorer name, or a value that is not a number
+            (``field="thresholds"``).
+    """
+    ids = {s.id for s in scorers}
+    found: dict[str, float] = {}
+    for key, value in raw.items():
+        scorer_id = key if key in ids else get_entry(key).scorer_id
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ConfigError(
+                f"threshold {key!r} must be a number, got {value!r}", field="thresholds"
+            )
+        found[scorer_id] = float(value)
+    return found
+
+
+class JudgePool:
+    """The judges of one run: one per model string, shared by every LLM scorer on that model.
+
+    Args:
+        options: ``Judge`` keyword settings (timeout, max_tokens, cache ...) for every judge.
+            Without settings the model string itself is handed to the scorers, which then build
+            their judge with their own instructions.
+    """
+
+    def __init__(self, options: Mapping[str, Any]) -> None:
+        self.options = dict(options)
+        self._made: dict[str, Judge] = {}
+
+    def get(self, model: str) -> Judge | str:
+        """The judge of ``model`` (made on first use), or the string when no settings apply.
+
+        Raises:
+            ConfigError, JudgeUnavailableError: as :class:`~scorekit.judge.judge.Judge`.
+        """
+        if not self.options:
+            return model
+        if model not in self._made:
+            self._made[model] = Judge(model, **self.options)
+        return self._made[model]
+
+
+def _build(entry: ScorerEntry, options: Mapping[str, Any], model: Any, judges: JudgePool) -> Scorer:
+    kwargs = dict(options)
+    if entry.kind == "llm":
+        chosen = kwargs.pop("model", None) or model
+        if chosen is not None:
+            kwargs["model"] = judges.get(chosen) if isinstance(chosen, str) else chosen
+    return build_scorer(entry.name, **kwargs)
+
+
+def build_scorers(
+    names: Sequence[str], options: Sequence[str], model: str | None, judges: JudgePool
+) -> list[Scorer]:
+    """Build the scorers of ``--scorer`` names with their ``--option`` texts.
+
+    Args:
+        names: scorer names (anything :func:`~scorekit.scorers.registry.get_entry` accepts).
+        options: ``[scorer:]key=value`` texts (see :func:`assign_options`).
+        model: the judge model of the LLM scorers, or ``None``.
+        judges: the run's judges, shared by scorers on one model.
+
+    Raises:
+        ConfigError: an unknown scorer or option, or an LLM scorer without a model.
+    """
+    entries = [get_entry(n) for n in names]
+    assigned = assign_options(entries, options)
+    return [_build(entry, assigned[entry.name], model, judges) for entry in entries]
+
+
+@dataclass
+class RunPlan:
+    """A run ready to go.
+
+    Attributes:
+        name: the run's name.
+        path: the dataset file.
+        items: its items, read lazily.
+        header: CSV/TSV: whether the first row names the columns (for counting records).
+        scorers: the scorers, distinct ids.
+        target: the application under test, or ``None``.
+        concurrency: items scored at once.
+        thresholds: scorer id → minimum mean.
+        models: the judge model strings the LLM scorers use.
+        db: the results database (``None``: the default SQLite file).
+        report: where to write the HTML report, or ``None``.
+        config: JSON data describing the run, stored with it.
+    """
+
+    name: str | None
+    path: Path
+    items: Iterator[EvalItem]
+    header: bool
+    scorers: list[Scorer]
+    target: Target | None
+    concurrency: int
+    thresholds: dict[str, float]
+    models: set[str]
+    db: str | None
+    report: Path | None
+    config: dict[str, Any] = field(default_factory=dict)
+
+    def check(self) -> None:
+        """Refuse two scorers with one id.
+
+        Raises:
+            ConfigError: a scorer is named twice (``field="scorer"``).
+        """
+        ids = [s.id for s in self.scorers]
+        if len(set(ids)) != len(ids):
+            raise ConfigError("a scorer is named twice", field="scorer")
+
+
+def _models(entries: Sequence[tuple[ScorerEntry, Any]]) -> set[str]:
+    return {m for entry, m in entries if entry.kind == "llm" and isinstance(m, str)}
+
+
+def plan_from_config(
+    config: RunConfig,
+    *,
+    model: str | None,
+    concurrency: int | None,
+    correlate: str | None,
+    judge_options: Mapping[str, Any],
+) -> RunPlan:
+    """Build the plan of a YAML config; command-line values win over the config's.
+
+    Args:
+        config: the loaded config (:func:`scorekit.config.load_config`).
+        model: the judge model from ``--model`` / ``SCOREKIT_MODEL``, or ``None``.
+        concurrency: ``--concurrency``, or ``None``.
+        correlate: a label field to keep in each item's metadata, or ``None``.
+        judge_options: judge settings from flags (they win over the config's ``judge:``).
+
+    Raises:
+        ConfigError: an unknown scorer or option, an LLM scorer without a model, a bad target.
+        JudgeUnavailableError: a judge model cannot be resolved.
+    """
+    run_model = model or config.model
+    judges = JudgePool({**config.judge.options(), **judge_options})
+    if any(":" in s.name for s in config.scorers) and str(config.base_dir) not in sys.path:
+        # a `module:factory` scorer is importable from the config's folder, as a target is
+        sys.path.insert(0, str(config.base_dir))
+    entries = [
+        (get_entry(s.name), s.options.get("model") or s.model or run_model) for s in config.scorers
+    ]
+    scorers = [
+        _build(entry, spec.options, spec.model or run_model, judges)
+        for (entry, _), spec in zip(entries, config.scorers, strict=True)
+    ]
+    target = load_target(config.target, config.base_dir) if config.target else None
+    fields = config.data.fields.field_map()
+    if correlate:
+        fields = FieldMap(**{**fields.__dict__, "extra": (*fields.extra, correlate)})
+    path = config.resolve(config.data.path)
+    items = read_dataset(
+        path,
+        fields=fields,
+        format=config.data.format,
+        header=config.data.header,
+        quoting=config.data.quoting,
+        delimiter=config.data.delimiter,
+        require_output=target is None,
+    )
+    return RunPlan(
+        name=config.name,
+        path=path,
+        items=items,
+        header=config.data.header,
+        scorers=scorers,
+        target=target,
+        concurrency=concurrency or config.concurrency,
+        thresholds=threshold_ids(config.thresholds, scorers),
+        models=_models(entries),
+        db=config.database(),
+        report=config.resolve(config.report) if config.report else None,
+        config={**config.model_dump(mode="json", exclude={"base_dir"}), "model": run_model},
+    )
+
+
+@dataclass(frozen=True)
+class DataFlags:
+    """How ``scorekit run DATASET`` reads the dataset (its ``--*-field`` and CSV flags).
+
+    Attributes:
+        input_field, output_field, ground_truth_field, id_field, context_field: the fields
+            (or 0-based column numbers) of each item field; ``None``: the default name, and
+            the field may be missing from records.
+        data_format: ``"jsonl"``, ``"csv"``, ``"tsv"``, or ``None`` (from the suffix).
+        header: CSV/TSV: the first row names the columns.
+        quoting: CSV/TSV: honour quote characters.
+        delimiter: CSV/TSV: overrides the delimiter.
+    """
+
+    input_field: str | None = None
+    output_field: str = "output"
+    ground_truth_field: str | None = None
+    id_field: str | None = None
+    context_field: str = "context"
+    data_format: str | None = None
+    header: bool = True
+    quoting: bool = True
+    delimiter: str | None = None
+
+
+def plan_from_flags(
+    data: Path,
+    *,
+    scorers: Sequence[str],
+    options: Sequence[str],
+    model: str | None,
+    thresholds: Sequence[str],
+    flags: DataFlags,
+    correlate: str | None,
+    concurrency: int | None,
+    judge_options: Mapping[str, Any],
+    name: str | None,
+    db: str | None,
+    report: Path | None,
+) -> RunPlan:
+    """Build the plan of ``scorekit run DATASET --scorer ...``.
+
+    Raises:
+        ConfigError: no scorer, a bad ``--format``, an unknown scorer or option, a malformed
+            ``--option`` or ``--threshold``, an LLM scorer without a model.
+        JudgeUnavailableError: a judge model cannot be resolved.
+    """
+    if not scorers:
+        raise ConfigError("give --scorer (at least one), or a .yaml config", field="scorer")
+    formats: tuple[Literal["jsonl", "csv", "tsv"], ...] = ("jsonl", "csv", "tsv")
+    if flags.data_format is not None and flags.data_format not in formats:
+        raise ConfigError(
+            f"--format must be jsonl, csv or tsv, not {flags.data_format!r}", field="format"
+        )
+    explicit = {
+        field_name
+        for field_name, value in (
+            ("input", flags.input_field),
+            ("ground_truth", flags.ground_truth_field),
+            ("id", flags.id_field),
+        )
+        if value is not None
+    }
+    fields = FieldMap(
+        input=flags.input_field or "input",
+        output=flags.output_field,
+        ground_truth=flags.ground_truth_field or "ground_truth",
+        id=flags.id_field or "id",
+        context=flags.context_field,
+        extra=(correlate,) if correlate else (),
+        required=frozenset(explicit),
+    )
+    built = build_scorers(scorers, options, model, JudgePool(judge_options))
+    entries = [get_entry(n) for n in scorers]
+    assigned = assign_options(entries, options)
+    return RunPlan(
+        name=name,
+        path=data,
+        items=read_dataset(
+            data,
+            fields=fields,
+            format=flags.data_format,
+            header=flags.header,
+            quoting=flags.quoting,
+            delimiter=flags.delimiter,
+        ),
+        header=flags.header,
+        scorers=built,
+        target=None,
+        concurrency=concurrency or 8,
+        thresholds=threshold_ids(
+            parse_pairs(thresholds, flag="--threshold", what="scorer=minimum"), built
+        ),
+        models=_models([(entry, assigned[entry.name].get("model") or model) for entry in entries]),
+        db=db,
+        report=report,
+        config={
+            "data": str(data),
+            "scorers": list(scorers),
+            "options": list(options),
+            "model": model,
+        },
+    )
