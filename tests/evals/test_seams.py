@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
+import pickle
 from collections.abc import AsyncIterator
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -20,7 +23,8 @@ from scorekit.evals import (
     score_item,
 )
 from scorekit.evals.executor import Emit
-from scorekit.items import EvalItem
+from scorekit.items import EvalItem, ItemResult
+from scorekit.scorers import build_scorer
 from scorekit.store import Store
 from scorekit.summary import ScoreSummary
 
@@ -187,3 +191,46 @@ def test_a_partial_resume_summarises_what_the_store_holds(tmp_path: Path) -> Non
     assert again.summaries["picky"].counts == stored.counts == {"ok": 2, "skipped": 0, "error": 1}
     assert again.summaries["picky"].mean == stored.mean == 1.0
     assert again.total_items == 3
+
+
+_JOB: ItemJob | None = None
+
+
+def _install(job_bytes: bytes) -> None:
+    global _JOB
+    _JOB = pickle.loads(job_bytes)
+
+
+def _score_in_worker(task: ItemTask) -> ItemResult:
+    assert _JOB is not None
+    return asyncio.run(_JOB(task.item, task.done))
+
+
+class ProcessExecutor:
+    """Scores items in a worker process: the job crosses once, then each item."""
+
+    async def run(self, job: ItemJob, tasks: AsyncIterator[ItemTask], emit: Emit) -> None:
+        context = multiprocessing.get_context("spawn")
+        loop = asyncio.get_running_loop()
+        with ProcessPoolExecutor(
+            1, mp_context=context, initializer=_install, initargs=(pickle.dumps(job),)
+        ) as pool:
+            async for task in tasks:
+                await emit(await loop.run_in_executor(pool, _score_in_worker, task))
+
+
+def test_an_executor_can_score_items_in_another_process(tmp_path: Path) -> None:
+    scorers = [build_scorer("content-similarity"), build_scorer("faithfulness", model="test/j")]
+    data = [
+        {"id": "a", "input": "q", "output": "the cat sat", "ground_truth": "the cat sat down",
+         "context": ["the cat sat down"]},
+        {"id": "b", "input": "q", "output": "dogs bark", "ground_truth": "a cat sat",
+         "context": ["a cat sat"]},
+    ]  # fmt: skip
+    here = run_evals_sync(data, scorers)
+    there = run_evals_sync(data, scorers, executor=ProcessExecutor(), store=tmp_path / "p.db")
+    for sid in here.summaries:
+        assert there.summaries[sid].counts == here.summaries[sid].counts
+        assert there.summaries[sid].scores == here.summaries[sid].scores
+    with Store(tmp_path / "p.db") as store:
+        assert len(list(store.results(there.run_id))) == 4
