@@ -1,20 +1,22 @@
 """The answer's claims: the preprocess step that Faithfulness and Hallucination share.
 
 Both scorers first have the judge list every claim the answer makes, then judge each claim
-against the context; they differ in the context they need and in the verdicts. The step here
-is what comes after a scorer's own context check: an empty answer has no claims (no judge
-call), any other answer is sent with :func:`claims_prompt`, and the reply is bounded by the
-answer's length (:func:`~scorekit.scorers.replies.item_limit`).
+against the context; they differ in the context they need and in the verdicts.
+:data:`ANSWER_CLAIMS` is that step's :class:`~scorekit.scorers.verdicts.Units`, run after a
+scorer's own context check: an empty answer has no claims (no judge call), any other answer is
+sent with :func:`claims_prompt`, and the reply is bounded by the answer's length
+(:func:`~scorekit.scorers.replies.item_limit`). Their verdict prompts show the claims with
+:func:`claims_in_context`.
 """
 
 from __future__ import annotations
 
-from scorekit.judge.structured import SchemaSpec
-from scorekit.messages import get_assistant_message
-from scorekit.pipeline import LocalResult, StepContext, local_result
-from scorekit.scorers.replies import Claims, item_limit
+from collections.abc import Sequence
 
-__all__ = ["answer_claims_schema", "answer_claims_step", "claims_prompt"]
+from scorekit.scorers.replies import Claims
+from scorekit.scorers.verdicts import Units, numbered
+
+__all__ = ["ANSWER_CLAIMS", "claims_in_context", "claims_prompt"]
 
 
 def claims_prompt(answer: str) -> str:
@@ -37,14 +39,17 @@ Text:
 Answer with JSON only: {{"claims": ["..."]}}"""
 
 
-def answer_claims_step(ctx: StepContext) -> str | LocalResult:
-    """The claims prompt for the run's answer, or no claims (no judge call) for an empty one."""
-    answer = get_assistant_message(ctx.run.output) or ""
-    if not answer.strip():
-        return local_result(Claims(claims=[]))
-    return claims_prompt(answer)
+ANSWER_CLAIMS = Units("Extract the answer's claims", Claims, claims_prompt)
+"""The preprocess step: the answer's claims, ``at_most(item_limit(answer))``."""
 
 
-def answer_claims_schema(ctx: StepContext) -> SchemaSpec:
-    """The claims reply's schema, bounded by the length of the run's answer."""
-    return Claims.at_most(item_limit(get_assistant_message(ctx.run.output) or ""))
+def claims_in_context(query: str, context: Sequence[str], claims: Sequence[str]) -> str:
+    """The middle of a verdicts prompt: the user's query, the context and the numbered claims."""
+    return f"""User query (for the language of your reasons):
+{query}
+
+Context:
+{chr(10).join(context)}
+
+Claims ({len(claims)}):
+{numbered(claims)}"""

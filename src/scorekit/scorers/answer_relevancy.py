@@ -16,31 +16,16 @@ asked for in the schema and checked).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from scorekit.errors import ConfigError
-from scorekit.judge.judge import Judge, to_judge
+from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
-from scorekit.judge.structured import SchemaSpec
-from scorekit.messages import get_assistant_message, get_user_message
 from scorekit.options import check_scale
-from scorekit.pipeline import (
-    LocalResult,
-    PromptStep,
-    Scorer,
-    StepContext,
-    create_scorer,
-    local_result,
-)
-from scorekit.rounding import format_score, round_to_two_decimals
-from scorekit.scorers.replies import (
-    LANGUAGE_RULE,
-    CountedReply,
-    JudgeReply,
-    YesNoUnsure,
-    item_limit,
-)
+from scorekit.pipeline import Scorer
+from scorekit.scorers import verdicts as recipe
+from scorekit.scorers.replies import LANGUAGE_RULE, CountedReply, JudgeReply, YesNoUnsure
 
 __all__ = [
     "DEFAULT_UNCERTAINTY_WEIGHT",
@@ -114,13 +99,11 @@ def answer_relevancy_score(
         >>> answer_relevancy_score(["yes", "unsure", "no"])
         0.43
     """
-    if not results:
-        return 0.0
-    total = sum(
-        1.0 if label == "yes" else uncertainty_weight if label == "unsure" else 0.0
-        for label in results
-    )
-    return round_to_two_decimals(total / len(results) * scale)
+    return recipe.share_score(results, _weights(uncertainty_weight), scale=scale)
+
+
+def _weights(uncertainty_weight: float) -> Mapping[str, float]:
+    return {"yes": 1.0, "unsure": uncertainty_weight}
 
 
 def _statements_prompt(answer: str) -> str:
@@ -139,15 +122,15 @@ Text:
 Answer with JSON only: {{"statements": ["..."]}}"""
 
 
-def _results_prompt(question: str, statements: Sequence[str]) -> str:
-    numbered = "\n".join(f"{i + 1}. {s}" for i, s in enumerate(statements))
+def _results_prompt(question: str, context: Sequence[str], statements: Sequence[str]) -> str:
+    # no context: Answer Relevancy rates the statements against the question alone
     return f"""Rate how relevant each statement is to the question. Ignore whether it is true.
 
 Question:
 {question}
 
 Statements ({len(statements)}):
-{numbered}
+{recipe.numbered(statements)}
 
 Give exactly {len(statements)} results, one per statement, in the same order:
 - "result": "yes" when the statement answers or directly addresses the question;
@@ -163,18 +146,8 @@ Example: for "What colour is the sky during the day?", "The sky is blue on clear
 Answer with JSON only: {{"results": [{{"result": "yes", "reason": "..."}}]}}"""
 
 
-def _reason_prompt(
-    question: str,
-    answer: str,
-    statements: Statements,
-    results: RelevancyResults,
-    score: str,
-    scale: str,
-) -> str:
-    lines = "\n".join(
-        f"- {s}: {r.result} ({r.reason})"
-        for s, r in zip(statements.statements, results.results, strict=False)
-    )
+def _reason_prompt(run: recipe.ToExplain[RelevancyResults]) -> str:
+    question, answer, lines, score, scale = run.query, run.answer, run.lines, run.score, run.scale
     return f"""Explain an answer relevancy score to a developer in two or three sentences.
 
 Question:
@@ -191,6 +164,21 @@ Score: {score} (0 is worst, {scale} is best)
 Begin with "The score is {score} because" and say which parts of the answer were off the
 question, if any. Write in the language the question is written in. Reply with the explanation
 only."""
+
+
+RECIPE = recipe.VerdictRecipe(
+    SCORER_ID,
+    "Answer Relevancy Scorer",
+    "Weighted share of the answer's statements that address the question",
+    INSTRUCTIONS,
+    recipe.Units("Split the answer into statements", Statements, _statements_prompt),
+    recipe.VerdictStep(
+        "Rate each statement's relevance", RelevancyResults, _results_prompt, label="result"
+    ),
+    recipe.ReasonStep(_reason_prompt, "the answer is empty."),
+)
+"""The scorer's parts: the answer's statements (``at_most(item_limit(answer))``), weighted by
+their results; an empty answer gets a local reason."""
 
 
 def _check_weight(value: Any) -> float:
@@ -228,58 +216,9 @@ def create_answer_relevancy_scorer(
     Raises:
         ConfigError: a bad ``uncertainty_weight`` or ``scale``.
     """
-    weight = _check_weight(uncertainty_weight)
-    scale = check_scale(scale)
-    judge = to_judge(model, INSTRUCTIONS)
+    weights = _weights(_check_weight(uncertainty_weight))
+    return recipe.verdict_scorer(RECIPE, model, check_scale(scale), weights=weights)
 
-    def statements_step(ctx: StepContext) -> str | LocalResult:
-        answer = get_assistant_message(ctx.run.output) or ""
-        if not answer.strip():
-            return local_result(Statements(statements=[]))
-        return _statements_prompt(answer)
 
-    def results_step(ctx: StepContext) -> str | LocalResult:
-        statements: Statements = ctx.results.preprocess_step_result
-        if not statements.statements:
-            return local_result(RelevancyResults(results=[]))
-        return _results_prompt(get_user_message(ctx.run.input) or "", statements.statements)
-
-    def statements_schema(ctx: StepContext) -> SchemaSpec:
-        return Statements.at_most(item_limit(get_assistant_message(ctx.run.output) or ""))
-
-    def results_schema(ctx: StepContext) -> SchemaSpec:
-        return RelevancyResults.expecting(len(ctx.results.preprocess_step_result.statements))
-
-    def generate_score(ctx: StepContext) -> float:
-        results: RelevancyResults = ctx.results.analyze_step_result
-        labels = [r.result for r in results.results]
-        return answer_relevancy_score(labels, uncertainty_weight=weight, scale=scale)
-
-    def reason_step(ctx: StepContext) -> str | LocalResult:
-        score = format_score(ctx.score or 0.0)
-        statements: Statements = ctx.results.preprocess_step_result
-        if not statements.statements:
-            return local_result(f"The score is {score} because the answer is empty.")
-        return _reason_prompt(
-            get_user_message(ctx.run.input) or "",
-            get_assistant_message(ctx.run.output) or "",
-            statements,
-            ctx.results.analyze_step_result,
-            score,
-            format_score(scale),
-        )
-
-    return (
-        create_scorer(
-            SCORER_ID,
-            name="Answer Relevancy Scorer",
-            description="Weighted share of the answer's statements that address the question",
-            judge=judge,
-        )
-        .preprocess(
-            PromptStep("Split the answer into statements", statements_step, statements_schema)
-        )
-        .analyze(PromptStep("Rate each statement's relevance", results_step, results_schema))
-        .generate_score(generate_score)
-        .generate_reason(PromptStep("Explain the score", reason_step))
-    )
+ENTRY = RECIPE.entry("answer-relevancy", create_answer_relevancy_scorer)
+"""This scorer in the registry (:mod:`scorekit.scorers.registry`)."""

@@ -21,33 +21,15 @@ import json
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from scorekit.context import ContextExtractor, ContextSource, format_pieces
-from scorekit.judge.judge import Judge, to_judge
+from scorekit.context import ContextExtractor, format_pieces
+from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
-from scorekit.judge.structured import SchemaSpec
-from scorekit.messages import get_user_message
-from scorekit.options import check_scale
-from scorekit.pipeline import (
-    LocalResult,
-    NotScorable,
-    PromptStep,
-    Scorer,
-    StepContext,
-    create_scorer,
-    local_result,
-    not_scorable,
-)
-from scorekit.rounding import format_score, round_to_two_decimals
-from scorekit.scorers.replies import (
-    LANGUAGE_RULE,
-    Claims,
-    CountedReply,
-    JudgeReply,
-    YesNo,
-    item_limit,
-)
+from scorekit.pipeline import Scorer, ScorerRun
+from scorekit.scorers import verdicts as recipe
+from scorekit.scorers.replies import LANGUAGE_RULE, Claims, YesNo
 
 __all__ = [
+    "ENTRY",
     "SCORER_ID",
     "RecallVerdict",
     "RecallVerdicts",
@@ -71,23 +53,16 @@ NO_GROUND_TRUTH_REASON = "Context recall needs a ground truth; this run has none
 """The reason of a run skipped for want of a ground truth (divergences.md row 22)."""
 
 
-class RecallVerdict(JudgeReply):
+class RecallVerdict(recipe.Verdict[YesNo]):
     """The judge's verdict on one ground-truth claim."""
 
-    verdict: YesNo
-    """``yes`` when the claim can be attributed to the context."""
-    reason: str
-    """Why, in the language of the user's query."""
+    # verdict: ``yes`` when the claim can be attributed to the context
 
 
-class RecallVerdicts(CountedReply):
+class RecallVerdicts(recipe.VerdictList[RecallVerdict]):
     """The analyze step's result (``expecting(n)``: exactly one verdict per claim)."""
 
-    ITEMS: ClassVar[str] = "verdicts"
     ITEM_OF: ClassVar[str] = "claim"
-
-    verdicts: list[RecallVerdict]
-    """One verdict per claim, in claim order."""
 
 
 def context_recall_score(verdicts: Sequence[str], claims: int, *, scale: float = 1.0) -> float:
@@ -102,10 +77,7 @@ def context_recall_score(verdicts: Sequence[str], claims: int, *, scale: float =
         >>> context_recall_score(["yes", "yes", "no"], 3)
         0.67
     """
-    if claims == 0:
-        return 0.0
-    attributable = sum(1 for verdict in verdicts if verdict == "yes")
-    return round_to_two_decimals(min(1.0, attributable / claims) * scale)
+    return recipe.share_score(verdicts, scale=scale, denominator=claims)
 
 
 def ground_truth_text(value: Any) -> str:
@@ -155,13 +127,8 @@ Give exactly {len(claims)} verdicts, one per claim, in the same order:
 Answer with JSON only: {{"verdicts": [{{"verdict": "yes", "reason": "..."}}]}}"""
 
 
-def _reason_prompt(
-    query: str, claims: Claims, verdicts: RecallVerdicts, score: str, scale: str
-) -> str:
-    lines = "\n".join(
-        f"- {claim}: {v.verdict} ({v.reason})"
-        for claim, v in zip(claims.claims, verdicts.verdicts, strict=False)
-    )
+def _reason_prompt(run: recipe.ToExplain[RecallVerdicts]) -> str:
+    query, lines, score, scale = run.query, run.lines, run.score, run.scale
     return f"""Explain a context recall score to a developer in two or three sentences.
 
 Context recall is the share of the reference answer's claims that the retrieved context
@@ -179,21 +146,48 @@ Begin with "The score is {score} because" and name the claims the context does n
 any. Write in the language the user query is written in. Reply with the explanation only."""
 
 
+def _ground_truth(run: ScorerRun) -> str:
+    return "" if run.ground_truth is None else ground_truth_text(run.ground_truth)
+
+
+RECIPE = recipe.VerdictRecipe(
+    SCORER_ID,
+    "Context Recall Scorer",
+    "Share of the ground truth's claims that the context covers",
+    INSTRUCTIONS,
+    recipe.Units(
+        "Extract the ground truth's claims",
+        Claims,
+        _claims_prompt,
+        _ground_truth,
+        missing=NO_GROUND_TRUTH_REASON,
+    ),
+    recipe.VerdictStep(
+        "Attribute each claim to the context", RecallVerdicts, _verdicts_prompt, per_unit=True
+    ),
+    recipe.ReasonStep(_reason_prompt, "the ground truth has no claims."),
+    no_context=NO_CONTEXT_REASON,
+)
+"""The scorer's parts: the ground truth's claims (``at_most(item_limit(ground truth))``; a run
+without a ground truth is ``skipped``), of which the attributable ones count; a ground truth
+without claims gets a local reason."""
+
+
 def create_context_recall_scorer(
     *,
     model: str | JudgeModel | Judge,
+    scale: float = 1.0,
     context: Sequence[str] | None = None,
     context_extractor: ContextExtractor | None = None,
-    scale: float = 1.0,
 ) -> Scorer:
     """Create the Context Recall scorer (it reads each run's ``ground_truth``).
 
     Args:
         model: the judge: a ``"provider/model"`` string, a ``JudgeModel`` or a ``Judge``.
+        scale: the maximum score, a finite number > 0.
         context: the retrieved context pieces (non-empty list of strings).
         context_extractor: ``(input, output) -> list[str]``, sync or async, giving each run's
             context; it wins over ``context``.
-        scale: the maximum score, a finite number > 0.
 
     Returns:
         A scorer with ``preprocess_step_result`` a :class:`~scorekit.scorers.replies.Claims`
@@ -202,64 +196,11 @@ def create_context_recall_scorer(
         judge call.
 
     Raises:
-        ConfigError: neither ``context`` nor ``context_extractor``; an empty ``context``; a bad
-            ``scale``.
+        ConfigError: a bad ``scale``; neither ``context`` nor ``context_extractor``, or an
+            empty ``context`` list.
     """
-    source = ContextSource.of(context, context_extractor, scorer="Context Recall")
-    scale = check_scale(scale)
-    judge = to_judge(model, INSTRUCTIONS)
+    return recipe.grounded_scorer(RECIPE, model, scale, context, context_extractor)
 
-    async def claims_step(ctx: StepContext) -> str | NotScorable:
-        if not await source.resolve(ctx.run):
-            return not_scorable(NO_CONTEXT_REASON)
-        reference = ground_truth_text(ctx.run.ground_truth)
-        if ctx.run.ground_truth is None or not reference.strip():
-            return not_scorable(NO_GROUND_TRUTH_REASON)
-        return _claims_prompt(reference)
 
-    async def verdicts_step(ctx: StepContext) -> str | LocalResult:
-        claims: Claims = ctx.results.preprocess_step_result
-        if not claims.claims:
-            return local_result(RecallVerdicts(verdicts=[]))
-        return _verdicts_prompt(
-            get_user_message(ctx.run.input) or "", await source.resolve(ctx.run), claims.claims
-        )
-
-    def claims_schema(ctx: StepContext) -> SchemaSpec:
-        return Claims.at_most(item_limit(ground_truth_text(ctx.run.ground_truth)))
-
-    def verdicts_schema(ctx: StepContext) -> SchemaSpec:
-        return RecallVerdicts.expecting(len(ctx.results.preprocess_step_result.claims))
-
-    def generate_score(ctx: StepContext) -> float:
-        claims: Claims = ctx.results.preprocess_step_result
-        verdicts: RecallVerdicts = ctx.results.analyze_step_result
-        return context_recall_score(
-            [v.verdict for v in verdicts.verdicts], len(claims.claims), scale=scale
-        )
-
-    def reason_step(ctx: StepContext) -> str | LocalResult:
-        score = format_score(ctx.score or 0.0)
-        claims: Claims = ctx.results.preprocess_step_result
-        if not claims.claims:
-            return local_result(f"The score is {score} because the ground truth has no claims.")
-        return _reason_prompt(
-            get_user_message(ctx.run.input) or "",
-            claims,
-            ctx.results.analyze_step_result,
-            score,
-            format_score(scale),
-        )
-
-    return (
-        create_scorer(
-            SCORER_ID,
-            name="Context Recall Scorer",
-            description="Share of the ground truth's claims that the context covers",
-            judge=judge,
-        )
-        .preprocess(PromptStep("Extract the ground truth's claims", claims_step, claims_schema))
-        .analyze(PromptStep("Attribute each claim to the context", verdicts_step, verdicts_schema))
-        .generate_score(generate_score)
-        .generate_reason(PromptStep("Explain the score", reason_step))
-    )
+ENTRY = RECIPE.entry("context-recall", create_context_recall_scorer)
+"""This scorer in the registry (:mod:`scorekit.scorers.registry`)."""

@@ -24,32 +24,16 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from scorekit.context import ContextSource, tool_result_context
-from scorekit.judge.judge import Judge, to_judge
+from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
-from scorekit.judge.structured import SchemaSpec
-from scorekit.messages import get_assistant_message, get_user_message
 from scorekit.options import check_scale
-from scorekit.pipeline import (
-    LocalResult,
-    NotScorable,
-    PromptStep,
-    Scorer,
-    StepContext,
-    create_scorer,
-    local_result,
-    not_scorable,
-)
-from scorekit.rounding import format_score, round_to_two_decimals
-from scorekit.scorers.answer_claims import answer_claims_schema, answer_claims_step
-from scorekit.scorers.replies import (
-    LANGUAGE_RULE,
-    Claims,
-    CountedReply,
-    JudgeReply,
-    YesNoUnsure,
-)
+from scorekit.pipeline import Scorer, ScorerRun
+from scorekit.scorers import verdicts as recipe
+from scorekit.scorers.answer_claims import ANSWER_CLAIMS, claims_in_context
+from scorekit.scorers.replies import LANGUAGE_RULE, YesNoUnsure
 
 __all__ = [
+    "ENTRY",
     "SCORER_ID",
     "FaithfulnessVerdict",
     "FaithfulnessVerdicts",
@@ -71,23 +55,16 @@ NO_CONTEXT_REASON = "No context to check the answer against: no context option, 
 """The reason of a ``skipped`` result (divergences.md row 7)."""
 
 
-class FaithfulnessVerdict(JudgeReply):
+class FaithfulnessVerdict(recipe.Verdict[YesNoUnsure]):
     """The judge's verdict on one claim."""
 
-    verdict: YesNoUnsure
-    """``yes`` supported, ``no`` contradicted, ``unsure`` not covered by the context."""
-    reason: str
-    """Why, in the language of the user's query."""
+    # verdict: ``yes`` supported, ``no`` contradicted, ``unsure`` not covered by the context
 
 
-class FaithfulnessVerdicts(CountedReply):
+class FaithfulnessVerdicts(recipe.VerdictList[FaithfulnessVerdict]):
     """The analyze step's result (``expecting(n)``: exactly one verdict per claim)."""
 
-    ITEMS: ClassVar[str] = "verdicts"
     ITEM_OF: ClassVar[str] = "claim"
-
-    verdicts: list[FaithfulnessVerdict]
-    """One verdict per claim, in claim order."""
 
 
 def faithfulness_score(verdicts: Sequence[str], *, scale: float = 1.0) -> float:
@@ -100,24 +77,16 @@ def faithfulness_score(verdicts: Sequence[str], *, scale: float = 1.0) -> float:
     Example:
         >>> faithfulness_score(["yes", "no", "unsure"])
         0.33
+        >>> faithfulness_score(["yes", "yes", "no"], scale=10)
+        6.67
     """
-    if not verdicts:
-        return 0.0
-    supported = sum(1 for verdict in verdicts if verdict == "yes")
-    return round_to_two_decimals(supported / len(verdicts) * scale)
+    return recipe.share_score(verdicts, scale=scale)
 
 
 def _verdicts_prompt(query: str, context: Sequence[str], claims: Sequence[str]) -> str:
     return f"""Check each claim against the context below, using only the context.
 
-User query (for the language of your reasons):
-{query}
-
-Context:
-{chr(10).join(context)}
-
-Claims ({len(claims)}):
-{chr(10).join(f"{i + 1}. {claim}" for i, claim in enumerate(claims))}
+{claims_in_context(query, context, claims)}
 
 Give exactly {len(claims)} verdicts, one per claim, in the same order:
 - "verdict": "yes" when the context supports the claim; "no" when the context contradicts it;
@@ -128,13 +97,8 @@ Give exactly {len(claims)} verdicts, one per claim, in the same order:
 Answer with JSON only: {{"verdicts": [{{"verdict": "yes", "reason": "..."}}]}}"""
 
 
-def _reason_prompt(
-    query: str, answer: str, verdicts: FaithfulnessVerdicts, claims: Claims, score: str, scale: str
-) -> str:
-    lines = "\n".join(
-        f"- {claim}: {v.verdict} ({v.reason})"
-        for claim, v in zip(claims.claims, verdicts.verdicts, strict=False)
-    )
+def _reason_prompt(run: recipe.ToExplain[FaithfulnessVerdicts]) -> str:
+    query, answer, lines, score, scale = run.query, run.answer, run.lines, run.score, run.scale
     return f"""Explain a faithfulness score to a developer in two or three sentences.
 
 Faithfulness is the share of the answer's claims that the context supports.
@@ -152,6 +116,20 @@ Score: {score} (0 is worst, {scale} is best)
 
 Begin with "The score is {score} because" and name the unsupported or contradicted claims, if
 any. Write in the language the user query is written in. Reply with the explanation only."""
+
+
+RECIPE = recipe.VerdictRecipe(
+    SCORER_ID,
+    "Faithfulness Scorer",
+    "Share of the answer's claims that the context supports",
+    INSTRUCTIONS,
+    ANSWER_CLAIMS,
+    recipe.VerdictStep(
+        "Check each claim against the context", FaithfulnessVerdicts, _verdicts_prompt
+    ),
+    recipe.ReasonStep(_reason_prompt, "the answer makes no claims."),
+)
+"""The scorer's parts: supported claims count; an answer without claims gets a local reason."""
 
 
 def create_faithfulness_scorer(
@@ -178,55 +156,17 @@ def create_faithfulness_scorer(
         ConfigError: an empty ``context`` or a bad ``scale``.
     """
     source = ContextSource.of(context, None, scorer="Faithfulness", required=False)
-    scale = check_scale(scale)
-    judge = to_judge(model, INSTRUCTIONS)
 
-    def context_of(ctx: StepContext) -> tuple[str, ...]:
-        return source.pieces or ctx.run.context or tool_result_context(ctx.run.output)
+    async def context_of(run: ScorerRun) -> tuple[str, ...]:
+        return source.pieces or run.context or tool_result_context(run.output)
 
-    def claims_step(ctx: StepContext) -> str | LocalResult | NotScorable:
-        if not context_of(ctx):
-            return not_scorable(NO_CONTEXT_REASON)
-        return answer_claims_step(ctx)
-
-    def verdicts_step(ctx: StepContext) -> str | LocalResult:
-        claims: Claims = ctx.results.preprocess_step_result
-        if not claims.claims:
-            return local_result(FaithfulnessVerdicts(verdicts=[]))
-        return _verdicts_prompt(
-            get_user_message(ctx.run.input) or "", context_of(ctx), claims.claims
-        )
-
-    def verdicts_schema(ctx: StepContext) -> SchemaSpec:
-        return FaithfulnessVerdicts.expecting(len(ctx.results.preprocess_step_result.claims))
-
-    def generate_score(ctx: StepContext) -> float:
-        verdicts: FaithfulnessVerdicts = ctx.results.analyze_step_result
-        return faithfulness_score([v.verdict for v in verdicts.verdicts], scale=scale)
-
-    def reason_step(ctx: StepContext) -> str | LocalResult:
-        score = format_score(ctx.score or 0.0)
-        claims: Claims = ctx.results.preprocess_step_result
-        if not claims.claims:
-            return local_result(f"The score is {score} because the answer makes no claims.")
-        return _reason_prompt(
-            get_user_message(ctx.run.input) or "",
-            get_assistant_message(ctx.run.output) or "",
-            ctx.results.analyze_step_result,
-            claims,
-            score,
-            format_score(scale),
-        )
-
-    return (
-        create_scorer(
-            SCORER_ID,
-            name="Faithfulness Scorer",
-            description="Share of the answer's claims that the context supports",
-            judge=judge,
-        )
-        .preprocess(PromptStep("Extract the answer's claims", claims_step, answer_claims_schema))
-        .analyze(PromptStep("Check each claim against the context", verdicts_step, verdicts_schema))
-        .generate_score(generate_score)
-        .generate_reason(PromptStep("Explain the score", reason_step))
+    return recipe.verdict_scorer(
+        RECIPE,
+        model,
+        check_scale(scale),
+        context=recipe.ContextCheck(context_of, NO_CONTEXT_REASON),
     )
+
+
+ENTRY = RECIPE.entry("faithfulness", create_faithfulness_scorer)
+"""This scorer in the registry (:mod:`scorekit.scorers.registry`)."""

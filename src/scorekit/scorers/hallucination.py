@@ -20,33 +20,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from scorekit.context import ContextExtractor, ContextSource
-from scorekit.judge.judge import Judge, to_judge
+from scorekit.context import ContextExtractor
+from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
-from scorekit.judge.structured import SchemaSpec
-from scorekit.messages import get_user_message
-from scorekit.options import check_scale
-from scorekit.pipeline import (
-    LocalResult,
-    NotScorable,
-    PromptStep,
-    Scorer,
-    StepContext,
-    create_scorer,
-    local_result,
-    not_scorable,
-)
-from scorekit.rounding import format_score, round_to_two_decimals
-from scorekit.scorers.answer_claims import answer_claims_schema, answer_claims_step
-from scorekit.scorers.replies import (
-    LANGUAGE_RULE,
-    Claims,
-    CountedReply,
-    JudgeReply,
-    YesNo,
-)
+from scorekit.pipeline import Scorer
+from scorekit.scorers import verdicts as recipe
+from scorekit.scorers.answer_claims import ANSWER_CLAIMS, claims_in_context
+from scorekit.scorers.replies import LANGUAGE_RULE, JudgeReply, YesNo
 
 __all__ = [
+    "ENTRY",
     "SCORER_ID",
     "HallucinationVerdict",
     "HallucinationVerdicts",
@@ -79,14 +62,10 @@ class HallucinationVerdict(JudgeReply):
     """Why, in the language of the user's query."""
 
 
-class HallucinationVerdicts(CountedReply):
+class HallucinationVerdicts(recipe.VerdictList[HallucinationVerdict]):
     """The analyze step's result (``expecting(n)``: exactly one verdict per claim)."""
 
-    ITEMS: ClassVar[str] = "verdicts"
     ITEM_OF: ClassVar[str] = "claim"
-
-    verdicts: list[HallucinationVerdict]
-    """One verdict per claim, in claim order."""
 
 
 def hallucination_score(verdicts: Sequence[str], *, scale: float = 1.0) -> float:
@@ -100,23 +79,13 @@ def hallucination_score(verdicts: Sequence[str], *, scale: float = 1.0) -> float
         >>> hallucination_score(["yes", "no", "no"])
         0.33
     """
-    if not verdicts:
-        return 0.0
-    hallucinated = sum(1 for verdict in verdicts if verdict == "yes")
-    return round_to_two_decimals(hallucinated / len(verdicts) * scale)
+    return recipe.share_score(verdicts, scale=scale)
 
 
 def _verdicts_prompt(query: str, context: Sequence[str], claims: Sequence[str]) -> str:
     return f"""Decide for each claim whether it is a hallucination with respect to the context.
 
-User query (for the language of your reasons):
-{query}
-
-Context:
-{chr(10).join(context)}
-
-Claims ({len(claims)}):
-{chr(10).join(f"{i + 1}. {claim}" for i, claim in enumerate(claims))}
+{claims_in_context(query, context, claims)}
 
 Give exactly {len(claims)} verdicts, one per claim, in the same order, each with the claim as
 "statement":
@@ -133,8 +102,9 @@ Answer with JSON only:
 {{"verdicts": [{{"statement": "...", "verdict": "no", "reason": "..."}}]}}"""
 
 
-def _reason_prompt(query: str, verdicts: HallucinationVerdicts, score: str, scale: str) -> str:
-    lines = "\n".join(f"- {v.statement}: {v.verdict} ({v.reason})" for v in verdicts.verdicts)
+def _reason_prompt(run: recipe.ToExplain[HallucinationVerdicts]) -> str:
+    query, score, scale = run.query, run.score, run.scale
+    lines = "\n".join(f"- {v.statement}: {v.verdict} ({v.reason})" for v in run.verdicts.verdicts)
     return f"""Explain a hallucination score to a developer in two or three sentences.
 
 The score is the share of the answer's claims that the context does not back; 0 is best and
@@ -150,6 +120,20 @@ Score: {score}
 
 Begin with "The score is {score} because" and name the hallucinated claims, if any. Write in
 the language the user query is written in. Reply with the explanation only."""
+
+
+RECIPE = recipe.VerdictRecipe(
+    SCORER_ID,
+    "Hallucination Scorer",
+    "Share of the answer's claims that the context does not back",
+    INSTRUCTIONS,
+    ANSWER_CLAIMS,
+    recipe.VerdictStep("Mark hallucinated claims", HallucinationVerdicts, _verdicts_prompt),
+    recipe.ReasonStep(_reason_prompt, "the answer makes no claims."),
+    no_context=NO_CONTEXT_REASON,
+)
+"""The scorer's parts: hallucinated claims (``yes``) count; an answer without claims gets a
+local reason."""
 
 
 def create_hallucination_scorer(
@@ -177,48 +161,12 @@ def create_hallucination_scorer(
         ConfigError: neither ``context`` nor ``context_extractor``; an empty ``context``; a bad
             ``scale``.
     """
-    source = ContextSource.of(context, context_extractor, scorer="Hallucination")
-    scale = check_scale(scale)
-    judge = to_judge(model, INSTRUCTIONS)
+    return recipe.grounded_scorer(RECIPE, model, scale, context, context_extractor)
 
-    async def claims_step(ctx: StepContext) -> str | LocalResult | NotScorable:
-        if not await source.resolve(ctx.run):
-            return not_scorable(NO_CONTEXT_REASON)
-        return answer_claims_step(ctx)
 
-    async def verdicts_step(ctx: StepContext) -> str | LocalResult:
-        claims: Claims = ctx.results.preprocess_step_result
-        if not claims.claims:
-            return local_result(HallucinationVerdicts(verdicts=[]))
-        return _verdicts_prompt(
-            get_user_message(ctx.run.input) or "", await source.resolve(ctx.run), claims.claims
-        )
-
-    def verdicts_schema(ctx: StepContext) -> SchemaSpec:
-        return HallucinationVerdicts.expecting(len(ctx.results.preprocess_step_result.claims))
-
-    def generate_score(ctx: StepContext) -> float:
-        verdicts: HallucinationVerdicts = ctx.results.analyze_step_result
-        return hallucination_score([v.verdict for v in verdicts.verdicts], scale=scale)
-
-    def reason_step(ctx: StepContext) -> str | LocalResult:
-        score = format_score(ctx.score or 0.0)
-        verdicts: HallucinationVerdicts = ctx.results.analyze_step_result
-        if not verdicts.verdicts:
-            return local_result(f"The score is {score} because the answer makes no claims.")
-        return _reason_prompt(
-            get_user_message(ctx.run.input) or "", verdicts, score, format_score(scale)
-        )
-
-    return (
-        create_scorer(
-            SCORER_ID,
-            name="Hallucination Scorer",
-            description="Share of the answer's claims that the context does not back",
-            judge=judge,
-        )
-        .preprocess(PromptStep("Extract the answer's claims", claims_step, answer_claims_schema))
-        .analyze(PromptStep("Mark hallucinated claims", verdicts_step, verdicts_schema))
-        .generate_score(generate_score)
-        .generate_reason(PromptStep("Explain the score", reason_step))
-    )
+ENTRY = RECIPE.entry(
+    "hallucination",
+    create_hallucination_scorer,
+    summary="Share of the answer's claims that the context does not back (lower is better)",
+)
+"""This scorer in the registry (:mod:`scorekit.scorers.registry`)."""

@@ -1,0 +1,378 @@
+"""The verdict recipe: extract units, judge each one, score the share, explain the score.
+
+Faithfulness, Hallucination, Context Recall and Answer Relevancy share one shape, which
+:func:`verdict_scorer` builds from a :class:`VerdictRecipe`:
+
+1. ``preprocess`` (:class:`Units`): a run whose context is empty is ``skipped``
+   (:class:`ContextCheck`); then the judge lists the *units* of a text (the answer's claims or
+   statements, the ground truth's claims), at most ``item_limit(text)`` of them. A blank text
+   has no units and needs no judge call, or skips the run when the scorer needs that text.
+2. ``analyze`` (:class:`VerdictStep`): one verdict per unit (``expecting(#units)``); no units,
+   no verdicts and no judge call.
+3. ``generate_score``: :func:`share_score` of the verdict labels.
+4. ``generate_reason`` (:class:`ReasonStep`): the judge explains the score; a run without
+   units gets a local reason.
+
+A scorer module keeps its prompts, reply models (on :class:`Verdict` and
+:class:`VerdictList`), constants and docstrings; its factory validates the options and calls
+:func:`verdict_scorer`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, ClassVar, Generic, TypeVar
+
+from scorekit.context import ContextExtractor, ContextSource
+from scorekit.judge.judge import Judge, to_judge
+from scorekit.judge.model import JudgeModel
+from scorekit.judge.structured import SchemaSpec
+from scorekit.messages import get_assistant_message, get_user_message
+from scorekit.options import check_scale
+from scorekit.pipeline import (
+    LocalResult,
+    NotScorable,
+    PromptStep,
+    Scorer,
+    ScorerRun,
+    StepContext,
+    create_scorer,
+    local_result,
+    not_scorable,
+)
+from scorekit.rounding import format_score, round_to_two_decimals
+from scorekit.scorers.registry import ScorerEntry
+from scorekit.scorers.replies import CountedReply, JudgeReply, item_limit
+
+__all__ = [
+    "YES",
+    "ContextCheck",
+    "ContextReader",
+    "ReasonStep",
+    "ToExplain",
+    "Units",
+    "Verdict",
+    "VerdictList",
+    "VerdictRecipe",
+    "VerdictStep",
+    "answer_text",
+    "grounded_scorer",
+    "numbered",
+    "share_score",
+    "verdict_scorer",
+]
+
+L = TypeVar("L")
+T = TypeVar("T", bound=JudgeReply)
+V = TypeVar("V", bound=CountedReply)
+
+YES: Mapping[str, float] = MappingProxyType({"yes": 1.0})
+"""Label weights where only a ``yes`` counts."""
+
+
+def share_score(
+    labels: Sequence[str],
+    weights: Mapping[str, float] = YES,
+    *,
+    scale: float = 1.0,
+    denominator: int | None = None,
+) -> float:
+    """Return the weighted share of the labels: ``round2(Σ weight / #labels × scale)``.
+
+    Args:
+        labels: normalised verdict labels.
+        weights: each label's weight in ``[0, 1]``; a label not listed weighs 0.
+        scale: the maximum score, ``> 0``.
+        denominator: divide by this count instead of ``#labels``, capping the share at 1
+            (Context Recall: ``min(1, #yes / #claims)``).
+
+    Returns:
+        The score; 0 when there is nothing to divide by.
+
+    Example:
+        >>> share_score(["yes", "unsure", "no"], {"yes": 1.0, "unsure": 0.3})
+        0.43
+        >>> share_score(["yes", "yes"], denominator=1)
+        1.0
+    """
+    count = len(labels) if denominator is None else denominator
+    if count == 0:
+        return 0.0
+    share = sum(weights.get(label, 0.0) for label in labels) / count
+    return round_to_two_decimals((share if denominator is None else min(1.0, share)) * scale)
+
+
+def numbered(items: Sequence[str]) -> str:
+    """Number items for a prompt, one per line: ``1. first``."""
+    return "\n".join(f"{i + 1}. {item}" for i, item in enumerate(items))
+
+
+def answer_text(run: ScorerRun) -> str:
+    """The run's answer as judges read it (``""`` when there is none)."""
+    return get_assistant_message(run.output) or ""
+
+
+class Verdict(JudgeReply, Generic[L]):
+    """A judge's verdict on one unit: a label from ``L`` and why (subclassed per scorer)."""
+
+    verdict: L
+    """The label; the scorer's module docstring says what each one means."""
+    reason: str
+    """Why, in the language of the user's query."""
+
+
+class VerdictList(CountedReply, Generic[T]):
+    """An analyze step's reply, one verdict per unit (subclassed per scorer, with ``ITEM_OF``)."""
+
+    ITEMS: ClassVar[str] = "verdicts"
+
+    verdicts: list[T]
+    """One verdict per unit, in unit order."""
+
+
+@dataclass(frozen=True)
+class Units:
+    """The preprocess step: which text a scorer splits into units, and how it asks for them."""
+
+    description: str
+    """The step's description."""
+    reply: type[CountedReply]
+    """The reply holding the units (:class:`~scorekit.scorers.replies.Claims` ...)."""
+    prompt: Callable[[str], str]
+    """Builds the prompt from the text."""
+    text: Callable[[ScorerRun], str] = answer_text
+    """The text the units come from; its length bounds their number."""
+    missing: str | None = None
+    """When set, a run whose text is blank is ``skipped`` with this reason; else it has no
+    units."""
+
+    def create_prompt(self, ctx: StepContext) -> str | LocalResult | NotScorable:
+        """The prompt for the run's text; no units (no judge call) or a skip for a blank one."""
+        text = self.text(ctx.run)
+        if text.strip():
+            return self.prompt(text)
+        if self.missing is not None:
+            return not_scorable(self.missing)
+        return local_result(self.reply(**{self.reply.ITEMS: []}))
+
+    def schema(self, ctx: StepContext) -> SchemaSpec:
+        """The reply's schema, bounded by the length of the run's text."""
+        return self.reply.at_most(item_limit(self.text(ctx.run)))
+
+    def of(self, reply: Any) -> list[str]:
+        """The units in a preprocess step result."""
+        units: list[str] = getattr(reply, self.reply.ITEMS)
+        return units
+
+
+@dataclass(frozen=True)
+class VerdictStep(Generic[V]):
+    """The analyze step."""
+
+    description: str
+    """The step's description."""
+    reply: type[V]
+    """The reply, asked for with ``expecting(#units)``."""
+    prompt: Callable[[str, tuple[str, ...], Sequence[str]], str]
+    """Builds the prompt from the user's query, the context (``()`` without one) and the units."""
+    label: str = "verdict"
+    """The field of each verdict holding its label."""
+    per_unit: bool = False
+    """Divide by the number of units, not of verdicts (Context Recall, as in Mastra)."""
+
+
+@dataclass(frozen=True)
+class ToExplain(Generic[V]):
+    """What a reason prompt is built from."""
+
+    query: str
+    """The user's message (``""`` when there is none)."""
+    answer: str
+    """The run's answer (``""`` when there is none)."""
+    verdicts: V
+    """The analyze step's reply."""
+    lines: str
+    """One line per unit: ``- <unit>: <label> (<reason>)``."""
+    score: str
+    """The score, as reasons write it."""
+    scale: str
+    """The maximum score, as reasons write it."""
+
+
+@dataclass(frozen=True)
+class ReasonStep(Generic[V]):
+    """The reason step."""
+
+    prompt: Callable[[ToExplain[V]], str]
+    """Builds the prompt."""
+    no_units: str
+    """Ends the local reason ``"The score is <score> because …"`` of a run without units."""
+
+
+@dataclass(frozen=True)
+class VerdictRecipe(Generic[V]):
+    """What a verdict scorer is: its identity, its judge's instructions and its steps."""
+
+    scorer_id: str
+    """The scorer's stable id."""
+    name: str
+    """Its display name."""
+    description: str
+    """What it measures."""
+    instructions: str
+    """The judge's system instructions."""
+    units: Units
+    """The preprocess step."""
+    verdicts: VerdictStep[V]
+    """The analyze step."""
+    reason: ReasonStep[V]
+    """The reason step."""
+    no_context: str | None = None
+    """For a scorer judged against the run's context (:func:`grounded_scorer`): the reason
+    of a run skipped because its resolved context is empty."""
+
+    def entry(
+        self, name: str, factory: Callable[..., Scorer], *, summary: str | None = None
+    ) -> ScorerEntry:
+        """The scorer's registry entry: an LLM scorer with this recipe's id.
+
+        Args:
+            name: the short name (``"faithfulness"``).
+            factory: the module's ``create_*`` function.
+            summary: one line on what it measures; the recipe's description by default.
+        """
+        return ScorerEntry(name, self.scorer_id, factory, "llm", summary or self.description)
+
+
+ContextReader = Callable[[ScorerRun], Awaitable[tuple[str, ...]]]
+"""An async function giving a run's context pieces."""
+
+
+@dataclass(frozen=True)
+class ContextCheck:
+    """A scorer's context: where it comes from, and why a run without any is skipped."""
+
+    read: ContextReader
+    """Gives the run's context pieces."""
+    missing: str
+    """The reason of a run skipped because its context is empty."""
+
+
+def verdict_scorer(
+    recipe: VerdictRecipe[V],
+    model: str | JudgeModel | Judge,
+    scale: float,
+    *,
+    context: ContextCheck | None = None,
+    weights: Mapping[str, float] = YES,
+) -> Scorer:
+    """Build the four-step scorer of ``recipe`` (see the module docstring).
+
+    Args:
+        recipe: the scorer's parts.
+        model: the judge, as a factory's ``model`` option.
+        scale: the maximum score, ``> 0`` (already checked).
+        context: the context the verdicts prompt shows; a run without any is ``skipped``.
+        weights: each verdict label's weight in the score (:func:`share_score`).
+
+    Raises:
+        ConfigError: ``model`` is not a judge, a judge model or a model string.
+        JudgeUnavailableError: the model string cannot be resolved.
+    """
+    units, verdicts, reason = recipe.units, recipe.verdicts, recipe.reason
+
+    async def units_step(ctx: StepContext) -> str | LocalResult | NotScorable:
+        if context is not None and not await context.read(ctx.run):
+            return not_scorable(context.missing)
+        return units.create_prompt(ctx)
+
+    async def verdicts_step(ctx: StepContext) -> str | LocalResult:
+        judged = units.of(ctx.results.preprocess_step_result)
+        if not judged:
+            return local_result(verdicts.reply(**{verdicts.reply.ITEMS: []}))
+        pieces = await context.read(ctx.run) if context is not None else ()
+        return verdicts.prompt(get_user_message(ctx.run.input) or "", pieces, judged)
+
+    def verdicts_schema(ctx: StepContext) -> SchemaSpec:
+        return verdicts.reply.expecting(len(units.of(ctx.results.preprocess_step_result)))
+
+    def labels(reply: Any) -> list[Any]:
+        return [getattr(item, verdicts.label) for item in getattr(reply, verdicts.reply.ITEMS)]
+
+    def generate_score(ctx: StepContext) -> float:
+        count = len(units.of(ctx.results.preprocess_step_result)) if verdicts.per_unit else None
+        found = labels(ctx.results.analyze_step_result)
+        return share_score(found, weights, scale=scale, denominator=count)
+
+    def reason_step(ctx: StepContext) -> str | LocalResult:
+        score = format_score(ctx.score or 0.0)
+        judged = units.of(ctx.results.preprocess_step_result)
+        if not judged:
+            return local_result(f"The score is {score} because {reason.no_units}")
+        reply = ctx.results.analyze_step_result
+        items = getattr(reply, verdicts.reply.ITEMS)
+        lines = "\n".join(
+            f"- {unit}: {label} ({item.reason})"
+            for unit, label, item in zip(judged, labels(reply), items, strict=False)
+        )
+        return reason.prompt(
+            ToExplain(
+                get_user_message(ctx.run.input) or "",
+                answer_text(ctx.run),
+                reply,
+                lines,
+                score,
+                format_score(scale),
+            )
+        )
+
+    return (
+        create_scorer(
+            recipe.scorer_id,
+            name=recipe.name,
+            description=recipe.description,
+            judge=to_judge(model, recipe.instructions),
+        )
+        .preprocess(PromptStep(units.description, units_step, units.schema))
+        .analyze(PromptStep(verdicts.description, verdicts_step, verdicts_schema))
+        .generate_score(generate_score)
+        .generate_reason(PromptStep("Explain the score", reason_step))
+    )
+
+
+def grounded_scorer(
+    recipe: VerdictRecipe[V],
+    model: str | JudgeModel | Judge,
+    scale: float,
+    context: Sequence[str] | None,
+    context_extractor: ContextExtractor | None,
+) -> Scorer:
+    """Build a verdict scorer that judges its units against the run's context.
+
+    The context is a fixed list (``context``) or what ``context_extractor(input, output)``
+    returns per run (it wins); a run whose resolved context is empty is ``skipped`` with the
+    reason ``recipe.no_context``, without a judge call. Hallucination and Context Recall are
+    built so.
+
+    Args:
+        recipe: the scorer's parts, ``no_context`` set.
+        model: the judge, as a factory's ``model`` option.
+        scale: the maximum score, a finite number > 0.
+        context: the context pieces, a non-empty list of strings, or ``None``.
+        context_extractor: ``(input, output) -> list[str]``, sync or async, or ``None``.
+
+    Raises:
+        ConfigError: neither ``context`` nor ``context_extractor``; an empty ``context``; a bad
+            ``scale``; ``model`` is not a judge, a judge model or a model string.
+        JudgeUnavailableError: the model string cannot be resolved.
+        ValueError: ``recipe.no_context`` is not set (a programming error).
+    """
+    if recipe.no_context is None:
+        raise ValueError(f"recipe {recipe.scorer_id!r} has no no_context reason")
+    source = ContextSource.of(
+        context, context_extractor, scorer=recipe.name.removesuffix(" Scorer")
+    )
+    check = ContextCheck(source.resolve, recipe.no_context)
+    return verdict_scorer(recipe, model, check_scale(scale), context=check)

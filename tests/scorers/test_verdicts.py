@@ -1,0 +1,305 @@
+"""The verdict recipe (scorekit.scorers.verdicts) and the four scorers built on it.
+
+The judge-cache keys below were computed on the scorers as they were before the recipe (commit
+HEAD of the port, from a ``git archive`` copy): a cache key hashes the instructions, the
+prompt, the schema and the generation settings of a request, so equal keys mean byte-identical
+requests, and a cache filled before the port still answers after it.
+"""
+
+from __future__ import annotations
+
+import doctest
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, Literal
+
+import pytest
+
+from scorekit.judge import ScriptedJudge
+from scorekit.judge.cache import cache_key
+from scorekit.pipeline import Scorer, ScorerRun
+from scorekit.scorers import (
+    create_answer_relevancy_scorer,
+    create_context_recall_scorer,
+    create_faithfulness_scorer,
+    create_hallucination_scorer,
+)
+from scorekit.scorers import verdicts as recipe
+from scorekit.scorers.replies import CountedReply
+
+IDENTITY = {"provider": "test", "model": "scripted", "base_url": None}
+QUERY = "When was the Eiffel Tower built, and how tall is it?"
+ANSWER = "The Eiffel Tower was built in 1889. It is 330 metres tall. It is beautiful."
+CONTEXT = ["The Eiffel Tower was completed in 1889.", "It stands 300 metres tall."]
+CLAIMS = {"claims": ["The Eiffel Tower was built in 1889.", "The Eiffel Tower is 330 metres tall."]}
+
+Factory = Callable[..., Scorer]
+
+CASES: dict[str, tuple[Factory, dict[str, Any], dict[str, Any], list[Any], float, list[str]]] = {
+    "faithfulness": (
+        create_faithfulness_scorer,
+        {"context": CONTEXT, "scale": 10},
+        {"input": QUERY, "output": ANSWER},
+        [
+            CLAIMS,
+            {"verdicts": [{"verdict": "yes", "reason": "a"}, {"verdict": "no", "reason": "b"}]},
+            "why",
+        ],
+        5.0,
+        [
+            "3713604117b0b2ec431783eaa0eb610250f33407eab1b42ce824fd8f187ac990",
+            "4f99ad02b4a6bdf440a25f3c1fc61fc40de503e251baf95aa6fd2c8e4fa837b9",
+            "627cde7027c4d106af761c73e26c5678d1dc346078daaec5eb239ebd0999b024",
+        ],
+    ),
+    "hallucination": (
+        create_hallucination_scorer,
+        {"context": CONTEXT, "scale": 10},
+        {"input": QUERY, "output": ANSWER},
+        [
+            CLAIMS,
+            {
+                "verdicts": [
+                    {"statement": CLAIMS["claims"][0], "verdict": "no", "reason": "a"},
+                    {"statement": CLAIMS["claims"][1], "verdict": "yes", "reason": "b"},
+                ]
+            },
+            "why",
+        ],
+        5.0,
+        [
+            "2fcf0a956ac9c89ff2771561de97e8ce93e49f2d39ae4e8728a95fb48f0fa4c2",
+            "6243420563262e94d943f337fccbf8b57528b0147c06b73ef8df54fcbdb853d8",
+            "aa6018b3ba4f69f09f5f8aafd4ee67b2e406c71900ea37b75d5cd022814878a7",
+        ],
+    ),
+    "context-recall": (
+        create_context_recall_scorer,
+        {"context": CONTEXT, "scale": 10},
+        {"input": QUERY, "output": ANSWER, "ground_truth": "Built in 1889; 300 metres tall."},
+        [
+            CLAIMS,
+            {"verdicts": [{"verdict": "yes", "reason": "a"}, {"verdict": "yes", "reason": "b"}]},
+            "why",
+        ],
+        10.0,
+        [
+            "4ce2a1188f775276e66e0798fb734a1db9149b8c833495788c6a43c139c8f6e7",
+            "53b39d923f518e768a7313e3dbe4e6d1a22b1ffe450c2f6d22083848386e30fd",
+            "28e2ef375ab98ed76fe032782d44e9f22cd1580258389a33837cb42305e4a39e",
+        ],
+    ),
+    "answer-relevancy": (
+        create_answer_relevancy_scorer,
+        {"uncertainty_weight": 0.5, "scale": 10},
+        {"input": QUERY, "output": ANSWER},
+        [
+            {
+                "statements": [
+                    "The Eiffel Tower was built in 1889.",
+                    "It is 330 metres tall.",
+                    "It is beautiful.",
+                ]
+            },
+            {
+                "results": [
+                    {"result": "yes", "reason": "a"},
+                    {"result": "unsure", "reason": "b"},
+                    {"result": "no", "reason": "c"},
+                ]
+            },
+            "why",
+        ],
+        5.0,
+        [
+            "06d5e5079e5d92394854ca9d2e4b31e7e36e5ae7106e55a28578a86f9cc04b44",
+            "3fe19aa3b47f2fa6aead1e5ae531614db26c88e149796b453368f507439a19ee",
+            "5d9cfc857dbe2331485a1a942de50f94d3fb68817c9bd8ccb2de1e8f2a0530dd",
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_judge_cache_keys_are_unchanged(name: str) -> None:
+    factory, options, run, script, score, keys = CASES[name]
+    judge = ScriptedJudge(script)
+    result = factory(model=judge, **options).run_sync(**run)
+    assert (result.status, result.score) == ("ok", score)
+    assert [request.step for request in judge.calls] == [
+        "preprocess",
+        "analyze",
+        "generate_reason",
+    ]
+    assert [cache_key(IDENTITY, request) for request in judge.calls] == keys
+
+
+def test_module_docstring_examples() -> None:
+    result = doctest.testmod(recipe)
+    assert result.attempted > 0
+    assert result.failed == 0
+
+
+@pytest.mark.parametrize(
+    ("labels", "weights", "denominator", "score"),
+    [
+        (["yes", "no", "unsure"], recipe.YES, None, 0.33),
+        (["yes", "unsure", "no"], {"yes": 1.0, "unsure": 0.3}, None, 0.43),
+        ([], recipe.YES, None, 0.0),
+        (["yes", "yes", "yes"], recipe.YES, 2, 1.0),  # capped at 1 with a denominator
+        (["yes"], recipe.YES, 3, 0.33),
+        (["yes"], recipe.YES, 0, 0.0),
+        (["maybe"], recipe.YES, None, 0.0),  # an unlisted label weighs 0
+    ],
+)
+def test_share_score(
+    labels: list[str], weights: dict[str, float], denominator: int | None, score: float
+) -> None:
+    assert recipe.share_score(labels, weights, denominator=denominator) == score
+
+
+def test_share_score_scale() -> None:
+    assert recipe.share_score(["yes", "yes", "no"], scale=10) == 6.67
+
+
+# A made-up scorer on the recipe: the politeness of each sentence of the answer, where a
+# "partly" polite sentence counts half and the run's context must name the audience.
+
+NO_AUDIENCE = "No audience in the context."
+
+
+class Politeness(recipe.Verdict[Literal["yes", "partly", "no"]]):
+    """The verdict on one sentence."""
+
+
+class PolitenessVerdicts(recipe.VerdictList[Politeness]):
+    """One verdict per sentence."""
+
+    ITEM_OF: ClassVar[str] = "sentence"
+
+
+class Sentences(CountedReply):
+    """The answer's sentences."""
+
+    ITEMS: ClassVar[str] = "sentences"
+    ITEM_OF: ClassVar[str] = "sentence"
+
+    sentences: list[str]
+
+
+def _verdicts_prompt(query: str, context: Sequence[str], sentences: Sequence[str]) -> str:
+    return f"rate {list(sentences)} for {list(context)}"
+
+
+def _reason_prompt(run: recipe.ToExplain[PolitenessVerdicts]) -> str:
+    return f"explain {run.score}/{run.scale}:\n{run.lines}"
+
+
+POLITENESS = recipe.VerdictRecipe(
+    "politeness-scorer",
+    "Politeness Scorer",
+    "Share of polite sentences",
+    "You rate politeness.",
+    recipe.Units("Split the answer into sentences", Sentences, lambda text: f"split {text}"),
+    recipe.VerdictStep("Rate each sentence", PolitenessVerdicts, _verdicts_prompt),
+    recipe.ReasonStep(_reason_prompt, "the answer is empty."),
+)
+
+
+async def _audience(run: ScorerRun) -> tuple[str, ...]:
+    return run.context or ()
+
+
+def politeness(judge: ScriptedJudge) -> Scorer:
+    return recipe.verdict_scorer(
+        POLITENESS,
+        judge,
+        10.0,
+        context=recipe.ContextCheck(_audience, NO_AUDIENCE),
+        weights={"yes": 1.0, "partly": 0.5},
+    )
+
+
+def test_recipe_wires_the_four_steps() -> None:
+    scorer = politeness(ScriptedJudge())
+    assert (scorer.id, scorer.name, scorer.description) == (
+        "politeness-scorer",
+        "Politeness Scorer",
+        "Share of polite sentences",
+    )
+    assert scorer.judge is not None
+    assert scorer.judge.instructions == "You rate politeness."
+    assert [(s.name, s.type, s.description) for s in scorer.get_steps()] == [
+        ("preprocess", "prompt", "Split the answer into sentences"),
+        ("analyze", "prompt", "Rate each sentence"),
+        ("generate_score", "function", None),
+        ("generate_reason", "prompt", "Explain the score"),
+    ]
+
+
+def test_recipe_scores_the_weighted_share() -> None:
+    judge = ScriptedJudge(
+        [
+            {"sentences": ["Hi.", "Go away.", "Thanks!"]},
+            {
+                "verdicts": [
+                    {"verdict": "partly", "reason": "curt"},
+                    {"verdict": "no", "reason": "rude"},
+                    {"verdict": "yes", "reason": "kind"},
+                ]
+            },
+            "because",
+        ]
+    )
+    result = politeness(judge).run_sync(
+        input="Say hi", output="Hi. Go away. Thanks!", context=["a customer"]
+    )
+    assert (result.status, result.score, result.reason) == ("ok", 5.0, "because")
+    assert isinstance(result.preprocess_step_result, Sentences)
+    assert isinstance(result.analyze_step_result, PolitenessVerdicts)
+    assert judge.calls[0].prompt == "split Hi. Go away. Thanks!"
+    assert judge.calls[1].prompt == "rate ['Hi.', 'Go away.', 'Thanks!'] for ['a customer']"
+    assert judge.calls[2].prompt == (
+        "explain 5/10:\n- Hi.: partly (curt)\n- Go away.: no (rude)\n- Thanks!: yes (kind)"
+    )
+    # the schemas: at most item_limit(answer) sentences, then exactly one verdict per sentence
+    assert judge.calls[0].output_schema is not None
+    assert judge.calls[0].output_schema["properties"]["sentences"]["maxItems"] == 7
+    assert judge.calls[1].output_schema is not None
+    verdicts = judge.calls[1].output_schema["properties"]["verdicts"]
+    assert (verdicts["minItems"], verdicts["maxItems"]) == (3, 3)
+
+
+def test_recipe_without_units_calls_no_judge() -> None:
+    judge = ScriptedJudge([])
+    result = politeness(judge).run_sync(input="Say hi", output="  ", context=["a customer"])
+    assert (result.status, result.score) == ("ok", 0.0)
+    assert result.reason == "The score is 0 because the answer is empty."
+    assert result.preprocess_step_result == Sentences(sentences=[])
+    assert result.analyze_step_result == PolitenessVerdicts(verdicts=[])
+    assert judge.calls == []
+
+
+def test_recipe_skips_a_run_without_context() -> None:
+    judge = ScriptedJudge([])
+    result = politeness(judge).run_sync(input="Say hi", output="Hi.")
+    assert (result.status, result.score, result.reason) == ("skipped", None, NO_AUDIENCE)
+    assert judge.calls == []
+
+
+def test_units_whose_text_is_required_skip_a_blank_text() -> None:
+    units = recipe.Units(
+        "Split the ground truth", Sentences, str, lambda run: run.ground_truth or "", "no truth"
+    )
+    parts = recipe.VerdictRecipe(
+        "truth-scorer",
+        "Truth",
+        "d",
+        "i",
+        units,
+        POLITENESS.verdicts,
+        POLITENESS.reason,
+    )
+    judge = ScriptedJudge([])
+    result = recipe.verdict_scorer(parts, judge, 1.0).run_sync(output="x", ground_truth=" ")
+    assert (result.status, result.reason) == ("skipped", "no truth")
+    assert judge.calls == []
