@@ -234,3 +234,15 @@ def test_an_executor_can_score_items_in_another_process(tmp_path: Path) -> None:
         assert there.summaries[sid].scores == here.summaries[sid].scores
     with Store(tmp_path / "p.db") as store:
         assert len(list(store.results(there.run_id))) == 4
+
+
+def test_a_huge_concurrency_costs_nothing_until_items_are_in_flight() -> None:
+    # one task per item in flight, never one per unit of concurrency
+    alive: list[int] = []
+
+    def on_item(item: object, output: object, results: object) -> None:
+        alive.append(len(asyncio.all_tasks()))
+
+    result = run_evals_sync(ITEMS, [length_scorer()], concurrency=10**9, on_item_complete=on_item)
+    assert result.summaries["length"].counts["ok"] == 3
+    assert max(alive) <= len(ITEMS) + 2  # the items, the run itself, and the loop's own

@@ -83,30 +83,48 @@ class LocalExecutor:
         return f"LocalExecutor(concurrency={self.concurrency})"
 
     async def run(self, job: ItemJob, tasks: AsyncIterator[ItemTask], emit: Emit) -> None:
-        """Score every task with ``job`` and ``emit`` each result (see :class:`Executor`)."""
-        lock = asyncio.Lock()
+        """Score every task with ``job`` and ``emit`` each result (see :class:`Executor`).
+
+        One asyncio task per item in flight, started when a slot is free: the next item is
+        read only then, and nothing is allocated per unit of ``concurrency`` (a huge value
+        costs nothing until that many items are in flight).
+        """
+        # threads are started on demand, up to one per item in flight
         threads = ThreadPoolExecutor(self.concurrency, thread_name_prefix="scorekit-target")
+        slots = asyncio.Semaphore(self.concurrency)
+        running: set[asyncio.Future[None]] = set()
+        failures: list[BaseException] = []
 
-        async def next_task() -> ItemTask | None:
-            async with lock:
-                try:
-                    return await tasks.__anext__()
-                except StopAsyncIteration:
-                    return None
-
-        async def worker() -> None:
-            while (task := await next_task()) is not None:
+        async def score(task: ItemTask) -> None:
+            try:
                 await emit(await job(task.item, task.done, threads=threads))
+            except asyncio.CancelledError:
+                raise
+            except BaseException as exc:
+                failures.append(exc)  # before the slot is free: no item starts after it
+                raise
+            finally:
+                slots.release()
 
-        workers = [asyncio.ensure_future(worker()) for _ in range(self.concurrency)]
         try:
-            finished, _ = await asyncio.wait(workers, return_when=asyncio.FIRST_EXCEPTION)
+            while True:
+                await slots.acquire()  # a free slot first: only then is the next item read
+                if failures:
+                    break
+                try:
+                    task = await tasks.__anext__()
+                except StopAsyncIteration:
+                    break
+                started = asyncio.ensure_future(score(task))
+                running.add(started)
+                started.add_done_callback(running.discard)
+            while running and not failures:
+                await asyncio.wait(set(running), return_when=asyncio.FIRST_EXCEPTION)
         finally:
-            # on an error or a cancellation, stop the other workers: their items are in flight
-            for task in workers:
-                task.cancel()
-            await asyncio.gather(*workers, return_exceptions=True)
+            # on an error or a cancellation, stop the other items: they are in flight
+            for item_future in list(running):
+                item_future.cancel()
+            await asyncio.gather(*running, return_exceptions=True)
             threads.shutdown(wait=False, cancel_futures=True)
-        for task in finished:
-            if not task.cancelled() and task.exception() is not None:
-                raise task.exception()  # type: ignore[misc]
+        if failures:
+            raise failures[0]
