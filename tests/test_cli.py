@@ -20,6 +20,13 @@ def _no_env_model(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("SCOREKIT_MODEL", raising=False)
 
 
+@pytest.fixture(autouse=True)
+def _out_of_the_checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a run without --db stores in .scorekit/ under the working directory: keep the test
+    # runs out of the checkout's own results database
+    monkeypatch.chdir(tmp_path)
+
+
 def invoke(*args: str) -> Result:
     return CliRunner().invoke(app, list(args), env={"COLUMNS": "200"})
 

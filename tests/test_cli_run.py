@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from scorekit.cli import app
@@ -12,6 +13,13 @@ from tests.conformance import REPO_ROOT
 
 runner = CliRunner(env={"COLUMNS": "200"})
 STSB = REPO_ROOT / "examples" / "stsb" / "sts-test-non-msr.tsv"
+
+
+@pytest.fixture(autouse=True)
+def _out_of_the_checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a run without --db stores in .scorekit/ under the working directory: keep the test
+    # runs out of the checkout's own results database
+    monkeypatch.chdir(tmp_path)
 
 
 def test_stsb_demo_agrees_with_humans(tmp_path: Path) -> None:

@@ -1,10 +1,10 @@
 """Terminal rendering of score summaries, stored runs and run comparisons (with ``rich``).
 
-The command line (``scorekit run``, ``runs``, ``show``, ``compare``) and the pytest plugin
-print through these functions, so a mean reads the same everywhere: four decimals, ``—`` for
-none. Each function returns a renderable (a ``rich`` table or a line of text) and prints
-nothing; the caller picks the console. Text from data (scorer ids, run names, item ids) is
-shown as plain text, never read as ``rich`` markup.
+The command line (``scorekit run``, ``runs``, ``show``, ``compare``) prints through these
+functions, so a mean reads the same everywhere: four decimals, ``—`` for none. Each function
+returns a renderable (a ``rich`` table or a line of text) and prints nothing; the caller picks
+the console. Text from data (scorer ids, run names, item ids) is shown as plain text, never
+read as ``rich`` markup.
 """
 
 from __future__ import annotations

@@ -51,7 +51,8 @@ class EvalItem:
             gives none).
         input: the input sent to the target and shown to scorers.
         output: an already produced output (then no target is needed), or ``None``.
-        has_output: whether the item carries its own output.
+        has_output: whether the item carries its own output (set by itself when ``output`` is
+            not ``None``; pass it for an explicit ``None`` output).
         ground_truth: the expected output, or ``None``.
         context: retrieved context pieces for context scorers, or ``None``.
         request_context: per-request data passed to the target and the scorers.
@@ -72,6 +73,19 @@ class EvalItem:
     metadata: Mapping[str, Any] = field(default_factory=dict)
     trace: Any = None
     load_error: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str):
+            raise ConfigError(
+                f"an item id must be a string, not {type(self.id).__name__}", field="id"
+            )
+        if not isinstance(self.metadata, Mapping):
+            raise ConfigError(
+                f"item {self.id!r}: metadata must be a mapping, not {type(self.metadata).__name__}",
+                field="metadata",
+            )
+        if self.output is not None and not self.has_output:
+            object.__setattr__(self, "has_output", True)
 
     @classmethod
     def from_value(cls, value: Any, position: int) -> EvalItem:

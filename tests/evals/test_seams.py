@@ -246,3 +246,85 @@ def test_a_huge_concurrency_costs_nothing_until_items_are_in_flight() -> None:
     result = run_evals_sync(ITEMS, [length_scorer()], concurrency=10**9, on_item_complete=on_item)
     assert result.summaries["length"].counts["ok"] == 3
     assert max(alive) <= len(ITEMS) + 2  # the items, the run itself, and the loop's own
+
+
+def test_scorers_given_as_a_generator_are_kept_and_odd_types_refused() -> None:
+    result = run_evals_sync(ITEMS, (s for s in [length_scorer()]))
+    assert result.summaries["length"].counts["ok"] == 3
+    for bad in (5, "length", {"length": length_scorer()}):
+        with pytest.raises(ConfigError) as info:
+            run_evals_sync(ITEMS, bad)  # type: ignore[arg-type]
+        assert info.value.field == "scorers"
+
+
+@pytest.mark.parametrize(
+    ("options", "field"),
+    [
+        ({"thresholds": [("length", 0.5)]}, "thresholds"),
+        ({"on_item_complete": "print"}, "on_item_complete"),
+        ({"config": "abc"}, "config"),
+        ({"store": 5}, "store"),
+        ({"executor": LocalExecutor}, "executor"),
+    ],
+)
+def test_bad_run_options_name_the_field(options: dict[str, object], field: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        run_evals_sync(ITEMS, [length_scorer()], **options)
+    assert info.value.field == field
+
+
+def test_the_item_record_checks_its_fields_and_sees_its_output(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as info:
+        EvalItem(id=5, output="x")  # type: ignore[arg-type]
+    assert info.value.field == "id"
+    assert EvalItem(id="x", output="abc").has_output
+    outcome = asyncio.run(score_item(EvalItem(id="x", output="abc"), [length_scorer()]))
+    assert outcome.scorer_results["length"].score == pytest.approx(0.3)
+    data = [{"id": "a", "output": "ab", "metadata": "not a mapping"}, *ITEMS[1:]]
+    result = run_evals_sync(data, [length_scorer()], store=tmp_path / "m.db")
+    assert result.summaries["length"].counts == {"ok": 2, "skipped": 0, "error": 1}
+    with Store(tmp_path / "m.db") as store:
+        [bad] = store.results(result.run_id, statuses=("error",))
+    assert bad.error is not None
+    assert "metadata must be a mapping" in bad.error["message"]
+
+
+def test_a_resume_keeps_the_stored_options_and_thresholds(tmp_path: Path) -> None:
+    db = tmp_path / "resume.db"
+    data = [{"id": "a", "input": "night", "output": "nacht"}]
+    limit = {"content-similarity-scorer": 0.9}
+    first = run_evals_sync(data, [build_scorer("content-similarity")], store=db, thresholds=limit)
+    assert first.verdict == "failed"
+    with pytest.raises(ConfigError) as info:
+        run_evals_sync(
+            data, [build_scorer("content-similarity", scale=10)], store=db, resume=first.run_id
+        )
+    assert info.value.field == "resume"
+    assert "scale" in str(info.value)
+    with pytest.raises(ConfigError) as info:
+        run_evals_sync(
+            data, [build_scorer("content-similarity")], store=db, resume=first.run_id,
+            thresholds={"content-similarity-scorer": 0.1},
+        )  # fmt: skip
+    assert info.value.field == "thresholds"
+    again = run_evals_sync(
+        data, [build_scorer("content-similarity")], store=db, resume=first.run_id
+    )
+    assert again.thresholds == {"content-similarity-scorer": 0.9}
+    assert again.verdict == "failed"
+
+
+async def test_a_recorder_finishes_once_with_a_real_status(tmp_path: Path) -> None:
+    scorer = length_scorer()
+    with RunRecorder(tmp_path / "f.db") as recorder:
+        recorder.start("00000000-0000-4000-8000-000000000002", scorers=[scorer])
+        stranger = await score_item(EvalItem(id="a", output="ab"), [length_scorer("other")])
+        with pytest.raises(ConfigError) as info:
+            await recorder.record(stranger)
+        assert info.value.field == "scorer_results"
+        for status, total in (("bogus", 1), ("running", 1), ("finished", -5)):
+            with pytest.raises(ConfigError):
+                recorder.finish(status, total_items=total)  # type: ignore[arg-type]
+        assert recorder.finish("finished", total_items=0) == "finished"
+        with pytest.raises(ConfigError, match="already finished"):
+            recorder.finish("failed", total_items=0)

@@ -152,10 +152,17 @@ def test_reply_budget_arithmetic() -> None:
 async def test_the_first_call_is_timed_without_the_model_loading() -> None:
     from scorekit.judge.local import stop_local_servers
 
+    prompt = 'Paris, France: relevant? {"label": ...}'
+    # the budget follows this machine's speed: three warm calls' time (at least 1 s, ~0.3 s a
+    # call on two cores), well above one warm call but not above the load plus the call,
+    # which used to count
+    warm = Judge("local/smollm2", timeout=60.0, cache=False, max_tokens=16)
+    await warm.generate_object(prompt, Relevance)
+    started = time.perf_counter()
+    await warm.generate_object(prompt, Relevance)
+    budget = max(1.0, 3 * (time.perf_counter() - started))
     stop_local_servers()  # the next call loads the model again (0.5-1 s here, GIL held)
-    judge = Judge("local/smollm2", timeout=1.0, cache=False, max_tokens=16)
-    # a short prompt: evaluating it takes ~0.3 s on two cores, well within the timeout, but
-    # not together with the load, which used to count
-    result = await judge.generate_object('Paris, France: relevant? {"label": ...}', Relevance)
+    judge = Judge("local/smollm2", timeout=budget, cache=False, max_tokens=16)
+    result = await judge.generate_object(prompt, Relevance)
     assert result.value.label in ALLOWED
     assert judge.model.server.running

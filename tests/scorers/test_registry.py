@@ -556,3 +556,29 @@ def test_docstring_examples() -> None:
     result = doctest.testmod(registry)
     assert result.attempted > 0
     assert result.failed == 0
+
+
+def _factory_that_breaks():  # type: ignore[no-untyped-def]
+    raise ValueError("my bug")
+
+
+def _factory_of_nothing():  # type: ignore[no-untyped-def]
+    return "not a scorer"
+
+
+def test_a_users_factory_that_breaks_is_a_config_error_naming_it() -> None:
+    from scorekit import ConfigError
+
+    with pytest.raises(ConfigError, match=r"its factory raised ValueError: my bug") as info:
+        build_scorer(f"{__name__}:_factory_that_breaks")
+    assert info.value.field == "scorer"
+    with pytest.raises(ConfigError, match="returned str, not a Scorer"):
+        build_scorer(f"{__name__}:_factory_of_nothing")
+
+
+def test_a_spec_keeps_its_own_copy_of_the_options() -> None:
+    context = ["The sky is blue."]
+    scorer = build_scorer("context-precision", model="test/x", context=context)
+    context.append("MUTATED")
+    assert scorer.spec is not None
+    assert scorer.spec.options["context"] == ["The sky is blue."]

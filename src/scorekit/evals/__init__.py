@@ -7,8 +7,8 @@ Data flows one way (architecture.md)::
          ─▶ RunRecorder (one stored run; source TEST, LIVE or TRACE) ─▶ store
          ─▶ EvalRunResult (ScoreSummary per scorer, judge usage, verdict)
 
-Each seam is public so that other ways of running (live scoring, trace scoring, the pytest
-plugin, Ray) reuse it instead of reaching into private code:
+Each seam is public so that other ways of running (live scoring, trace scoring, a pytest
+plugin, a Ray executor; none ships yet) can reuse it instead of reaching into private code:
 
 * :func:`score_item` / :class:`ItemJob` — score one item;
 * :class:`Executor` and :class:`LocalExecutor` — where items are scored;

@@ -36,10 +36,16 @@ def check_scorers(scorers: Sequence[Scorer]) -> tuple[Scorer, ...]:
     """
     if isinstance(scorers, Scorer):
         raise ConfigError("scorers must be a list of scorers, not one Scorer", field="scorers")
-    if not scorers:
+    if isinstance(scorers, (str, bytes, Mapping)) or not hasattr(scorers, "__iter__"):
+        raise ConfigError(
+            f"scorers must be a list of Scorer objects, not {type(scorers).__name__}",
+            field="scorers",
+        )
+    chosen = tuple(scorers)  # once: a generator is read here, and only here
+    if not chosen:
         raise ConfigError("run_evals needs at least one scorer", field="scorers")
     seen: set[str] = set()
-    for scorer in scorers:
+    for scorer in chosen:
         if not isinstance(scorer, Scorer):
             raise ConfigError(
                 f"scorers must be Scorer objects, got {type(scorer).__name__}", field="scorers"
@@ -47,7 +53,7 @@ def check_scorers(scorers: Sequence[Scorer]) -> tuple[Scorer, ...]:
         if scorer.id in seen:
             raise ConfigError(f"two scorers share the id {scorer.id!r}", field="scorers")
         seen.add(scorer.id)
-    return tuple(scorers)
+    return chosen
 
 
 def _error_result(
@@ -144,7 +150,18 @@ async def score_item(
         The item's results, one per scorer, in scorer order. Never raises for the item's own
         failures: an unreadable item, a missing output, a failed target or a scorer that raised
         gives results with status ``error`` and the cause.
+
+    Raises:
+        ConfigError: ``item`` is not an :class:`~scorekit.items.EvalItem` (``field="item"``),
+            or ``scorers`` is not a list of scorers with distinct ids (``field="scorers"``).
     """
+    if not isinstance(item, EvalItem):
+        raise ConfigError(
+            f"score_item needs an EvalItem, not {type(item).__name__} "
+            "(EvalItem.from_value builds one from a mapping)",
+            field="item",
+        )
+    scorers = check_scorers(scorers)
     done = dict(done or {})
     todo = [s for s in scorers if s.id not in done]
     if not todo:

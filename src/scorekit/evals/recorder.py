@@ -4,8 +4,8 @@ A recorder owns the run's row and its writer: :meth:`RunRecorder.start` (or
 :meth:`~RunRecorder.resume`) opens the run, :meth:`~RunRecorder.record` queues each finished
 item's results for the background writer (group commit, :mod:`scorekit.store.writer`), and
 :meth:`~RunRecorder.finish` writes what is queued and the run's totals, status and verdict.
-``run_evals`` records dataset runs with it (source ``TEST``); live scoring (``LIVE``), trace
-scoring (``TRACE``) and the pytest plugin record theirs the same way.
+``run_evals`` records dataset runs with it (source ``TEST``); any other source of items records
+its runs the same way, as ``LIVE`` (sampled calls of an application) or ``TRACE``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
 from scorekit.errors import ConfigError, StoreError
 from scorekit.items import ItemResult
@@ -66,6 +66,7 @@ class ResumedRun:
     name: str | None
     done: dict[tuple[str, str], ScorerRunResult] = field(default_factory=dict)
     failed: dict[tuple[str, str], ScorerRunResult] = field(default_factory=dict)
+    thresholds: dict[str, float] = field(default_factory=dict)
 
     def take(self, item_id: str, scorer_ids: Sequence[str]) -> dict[str, ScorerRunResult]:
         """Remove one item's pairs; return its ``done`` results (scorer id → result)."""
@@ -84,14 +85,31 @@ class ResumedRun:
         return len({item_id for item_id, _ in left}), list(left.values())
 
 
-def _scorer_rows(scorers: Sequence[Scorer | Mapping[str, Any]]) -> list[dict[str, Any]]:
-    rows = []
-    for scorer in scorers:
-        if isinstance(scorer, Scorer):
-            rows.append({"id": scorer.id, "name": scorer.name, "description": scorer.description})
-        else:
-            rows.append(dict(scorer))
-    return rows
+def _spec_of(scorer: Scorer) -> dict[str, Any] | None:
+    """A registry-built scorer's spec as JSON data (how to build it again), else ``None``."""
+    if scorer.spec is None or not hasattr(scorer.spec, "to_dict"):
+        return None
+    try:
+        spec: dict[str, Any] = scorer.spec.to_dict()
+    except TypeError:  # an option JSON cannot describe (a lambda): the spec is not stored
+        return None
+    return spec
+
+
+def _scorer_row(scorer: Scorer | Mapping[str, Any]) -> dict[str, Any]:
+    if not isinstance(scorer, Scorer):
+        if not isinstance(scorer, Mapping) or "id" not in scorer:
+            raise ConfigError(
+                f"scorers must be Scorer objects or {{'id', 'name', 'description'}} rows, not "
+                f"{scorer!r}",
+                field="scorers",
+            )
+        return dict(scorer)
+    row: dict[str, Any] = {"id": scorer.id, "name": scorer.name, "description": scorer.description}
+    spec = _spec_of(scorer)
+    if spec is not None:
+        row["spec"] = spec
+    return row
 
 
 class RunRecorder:
@@ -108,10 +126,10 @@ class RunRecorder:
         ConfigError: ``source`` is not one of the three (``field="source"``).
         StoreError: the store cannot be opened.
 
-    Example::
+    Example (``uuid`` imported)::
 
         with RunRecorder("results.db") as recorder:
-            run_id = recorder.start(scorers=[scorer], name="nightly")
+            run_id = recorder.start(str(uuid.uuid4()), scorers=[scorer], name="nightly")
             await recorder.record(await score_item(item, [scorer]))
             recorder.finish("finished", total_items=1)
     """
@@ -136,6 +154,8 @@ class RunRecorder:
         """Where the run's items come from."""
         self._max_pending = max_pending
         self._writer: ResultWriter | None = None
+        self._scorer_ids: frozenset[str] = frozenset()
+        self._finished = False
         self.run_id: str | None = None
         """The recorded run's id, once started or resumed."""
 
@@ -187,10 +207,12 @@ class RunRecorder:
         Raises:
             StoreError: the run cannot be written (a duplicate id, a broken database).
         """
+        rows = [_scorer_row(scorer) for scorer in scorers]
+        self._scorer_ids = frozenset(str(row["id"]) for row in rows)
         self.store.start_run(
             run_id,
             name=name,
-            scorers=_scorer_rows(scorers),
+            scorers=rows,
             config=config,
             thresholds=thresholds,
             source=self.source,
@@ -198,32 +220,46 @@ class RunRecorder:
         self._open_writer(run_id, replace=False)
         return run_id
 
-    def load(self, ref: str, *, scorer_ids: Sequence[str]) -> ResumedRun:
-        """Read a stored run to resume: its id, name and the pairs already done.
+    def load(self, ref: str, *, scorers: Sequence[Scorer]) -> ResumedRun:
+        """Read a stored run to resume: its id, name, thresholds and the pairs already done.
 
         Nothing is written; :meth:`resume` then reopens it.
 
         Args:
             ref: the run's id, a unique prefix of it, or ``"latest"``.
-            scorer_ids: the scorers of the resumed run; they must be the stored run's.
+            scorers: the scorers of the resumed run: the stored run's ids, and, where both
+                the stored run and the scorer carry a registry spec, the same spec (name,
+                options, judge), so a resumed run never mixes scores made with other options.
 
         Raises:
             StoreError: no such run.
-            ConfigError: the stored run was scored with other scorers (``field="resume"``).
+            ConfigError: the stored run was scored with other scorers, or with other options
+                (``field="resume"``).
         """
         stored = self.store.get_run(ref)
+        scorer_ids = [s.id for s in scorers]
         if set(stored.scorer_ids) != set(scorer_ids):
             raise ConfigError(
                 f"run {stored.id} was scored with {', '.join(stored.scorer_ids)}; resume it "
                 f"with the same scorers, not {', '.join(scorer_ids)}",
                 field="resume",
             )
+        stored_specs = {str(row["id"]): row.get("spec") for row in stored.scorers}
+        for scorer in scorers:
+            was, now = stored_specs.get(scorer.id), _spec_of(scorer)
+            if was is not None and now is not None and was != now:
+                raise ConfigError(
+                    f"run {stored.id} scored {scorer.id} as {was}; resume it with the same "
+                    f"options, not {now}",
+                    field="resume",
+                )
         done = {pair: stored_result(r) for pair, r in self.store.done_pairs(stored.id).items()}
         failed = {
             (r.item_id, r.scorer_id): stored_result(r)
             for r in self.store.results(stored.id, statuses=("error",), light=True)
         }
-        return ResumedRun(stored.id, stored.name, done, failed)
+        self._scorer_ids = frozenset(stored.scorer_ids)
+        return ResumedRun(stored.id, stored.name, done, failed, dict(stored.thresholds))
 
     def resume(self, run_id: str) -> None:
         """Mark a stored run ``running`` again and start its writer.
@@ -252,6 +288,17 @@ class RunRecorder:
         """
         if self._writer is None:
             raise ConfigError("start or resume the run before recording items", field="run_id")
+        if not isinstance(outcome, ItemResult):
+            raise ConfigError(
+                f"record takes an ItemResult, not {type(outcome).__name__}", field="outcome"
+            )
+        strangers = set(outcome.scorer_results) - self._scorer_ids
+        if strangers and self._scorer_ids:
+            raise ConfigError(
+                f"item {outcome.item.id!r} has results of scorers this run does not have: "
+                f"{', '.join(sorted(strangers))}",
+                field="scorer_results",
+            )
         if len(outcome.stored) == len(outcome.scorer_results):
             return
         await self._writer.put(outcome, finished_at or datetime.now(timezone.utc))
@@ -284,6 +331,17 @@ class RunRecorder:
         """
         if self.run_id is None:
             raise ConfigError("finish needs a started or resumed run", field="run_id")
+        if self._finished:
+            raise ConfigError(f"run {self.run_id} is already finished", field="status")
+        if status not in get_args(RunStatus) or status == "running":
+            raise ConfigError(
+                f"a run ends as finished, interrupted or failed, not {status!r}", field="status"
+            )
+        if isinstance(total_items, bool) or not isinstance(total_items, int) or total_items < 0:
+            raise ConfigError(
+                f"total_items must be an integer >= 0, got {total_items!r}", field="total_items"
+            )
+        self._finished = True
         failure: StoreError | None = None
         try:
             if self._writer is not None:

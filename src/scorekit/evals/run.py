@@ -49,6 +49,12 @@ def _check_thresholds(
 ) -> dict[str, float]:
     ids = {s.id for s in scorers}
     limits: dict[str, float] = {}
+    if thresholds is not None and not isinstance(thresholds, Mapping):
+        raise ConfigError(
+            f"thresholds must be a mapping of scorer id to minimum mean, not "
+            f"{type(thresholds).__name__}",
+            field="thresholds",
+        )
     for scorer_id, minimum in (thresholds or {}).items():
         if scorer_id not in ids:
             raise ConfigError(
@@ -76,7 +82,9 @@ def _executor(executor: Executor | None, concurrency: int | None) -> Executor:
             "give concurrency to the executor, not to run_evals, when passing executor=",
             field="concurrency",
         )
-    if not isinstance(executor, Executor):
+    if isinstance(executor, type) or not inspect.iscoroutinefunction(
+        getattr(executor, "run", None)
+    ):
         raise ConfigError(
             f"executor must have an async run(job, tasks, emit) method, not "
             f"{type(executor).__name__}",
@@ -118,6 +126,22 @@ class _Run:
         limits = _check_thresholds(thresholds, self.job.scorers)
         if resume is not None and store is None:
             raise ConfigError("resume= needs a store= to resume from", field="resume")
+        if on_item_complete is not None and not callable(on_item_complete):
+            raise ConfigError(
+                f"on_item_complete must be callable, not {type(on_item_complete).__name__}",
+                field="on_item_complete",
+            )
+        if config is not None and not isinstance(config, Mapping):
+            raise ConfigError(
+                f"config must be a mapping (JSON data), not {type(config).__name__}",
+                field="config",
+            )
+        if store is not None and not isinstance(store, (str, Path)) and not hasattr(store, "url"):
+            raise ConfigError(
+                f"store must be a Store, a SQLAlchemy URL or a SQLite path, not "
+                f"{type(store).__name__}",
+                field="store",
+            )
         self.on_item_complete = on_item_complete
         self.keep_items = keep_items
         self.config = dict(config or {})
@@ -126,7 +150,8 @@ class _Run:
         run_id = str(uuid.uuid4())
         if self.recorder is not None and resume is not None:
             try:
-                self.resumed = self.recorder.load(resume, scorer_ids=self.job.scorer_ids)
+                self.resumed = self.recorder.load(resume, scorers=self.job.scorers)
+                limits = self._resumed_thresholds(limits, self.resumed)
             except BaseException:
                 self.recorder.close()
                 raise
@@ -140,6 +165,19 @@ class _Run:
             store_url=self.recorder.url if self.recorder is not None else None,
             resumed=resume is not None,
         )
+
+    @staticmethod
+    def _resumed_thresholds(given: dict[str, float], resumed: ResumedRun) -> dict[str, float]:
+        """A resumed run keeps its stored thresholds: none given means those; others refused."""
+        if not given:
+            return dict(resumed.thresholds)
+        if given != resumed.thresholds:
+            raise ConfigError(
+                f"run {resumed.run_id} has the thresholds {resumed.thresholds or 'none'}; resume "
+                f"it with those (or none), not {given}",
+                field="thresholds",
+            )
+        return given
 
     def _open(self) -> None:
         if self.recorder is None:

@@ -29,6 +29,8 @@ point of the same name.
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import dataclasses
 import difflib
 import functools
@@ -42,7 +44,7 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel
 
 from scorekit.context import item_context
-from scorekit.errors import ConfigError
+from scorekit.errors import ConfigError, ScorekitError
 from scorekit.import_path import import_path
 from scorekit.judge.judge import Judge
 from scorekit.judge.spec import JudgeSpec
@@ -412,14 +414,26 @@ def build_scorer(name: str, /, **options: Any) -> Scorer:
         describable = judge is not None
     elif model is not None:
         describable = False  # a JudgeModel object: no data rebuilds it elsewhere
-    scorer = entry.factory(**kwargs)
+    try:
+        scorer = entry.factory(**kwargs)
+    except ScorekitError:
+        raise  # the factory's own validation (ConfigError naming the option), a judge error
+    except Exception as exc:  # a user's factory that breaks is their bug, told as such
+        raise ConfigError(
+            f"scorer {name!r}: its factory raised {type(exc).__name__}: {exc}", field="scorer"
+        ) from exc
     if not isinstance(scorer, Scorer):
-        raise TypeError(
-            f"the factory of scorer {name!r} returned {type(scorer).__name__}, not a Scorer"
+        raise ConfigError(
+            f"the factory of scorer {name!r} returned {type(scorer).__name__}, not a Scorer",
+            field="scorer",
         )
     if not describable:
         return scorer
     given = {key: value for key, value in options.items() if key != "model"}
+    # a copy: the caller may change its lists afterwards; the scorer's twin must not. An
+    # option that cannot be copied (it holds a lock) is kept as given.
+    with contextlib.suppress(Exception):
+        given = copy.deepcopy(given)
     return scorer.with_spec(ScorerSpec(name, given, judge))
 
 

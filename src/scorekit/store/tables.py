@@ -3,7 +3,8 @@
 Two tables. ``runs`` holds one row per ``run_evals`` call: its name, when it started and
 finished, how it ended, its configuration, its scorers and its totals. ``results`` holds one row
 per (item, scorer) pair with everything the scorer run produced, in the shape of Mastra's score
-rows (mastra-core.md §6.4) with snake_case names and ``source = "TEST"``.
+rows (mastra-core.md §6.4) with snake_case names and a ``source`` (``TEST`` for dataset runs,
+``LIVE`` or ``TRACE`` for runs recorded from other sources).
 
 The schema is created on first use; columns are only ever added, never renamed, so older
 databases stay readable.
