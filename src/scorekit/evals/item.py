@@ -161,7 +161,17 @@ async def score_item(
             "(EvalItem.from_value builds one from a mapping)",
             field="item",
         )
-    scorers = check_scorers(scorers)
+    return await _score_checked(item, check_scorers(scorers), target, done, threads)
+
+
+async def _score_checked(
+    item: EvalItem,
+    scorers: tuple[Scorer, ...],
+    target: Target | None,
+    done: Mapping[str, ScorerRunResult] | None,
+    threads: ThreadPool | None,
+) -> ItemResult:
+    """:func:`score_item` on scorers already checked (an :class:`ItemJob`'s, once per run)."""
     done = dict(done or {})
     todo = [s for s in scorers if s.id not in done]
     if not todo:
@@ -204,12 +214,21 @@ class ItemJob:
     send it to worker processes once and call it there per item.
 
     Attributes:
-        scorers: the run's scorers, distinct ids, in run order.
+        scorers: the run's scorers, distinct ids, in run order (any sequence or iterable of
+            them is taken, and kept as a tuple).
         target: the application under test, or ``None`` when items carry their outputs.
+
+    Raises:
+        ConfigError: the scorers are not a non-empty list of scorers with distinct ids
+            (``field="scorers"``); checked once, when the job is made.
     """
 
     scorers: tuple[Scorer, ...]
     target: Target | None = None
+
+    def __post_init__(self) -> None:
+        # checked once here, so scoring an item does not check them again
+        object.__setattr__(self, "scorers", check_scorers(self.scorers))
 
     @property
     def scorer_ids(self) -> tuple[str, ...]:
@@ -224,4 +243,5 @@ class ItemJob:
         threads: ThreadPool | None = None,
     ) -> ItemResult:
         """Score ``item`` (see :func:`score_item`)."""
-        return await score_item(item, self.scorers, target=self.target, done=done, threads=threads)
+        # the job's scorers were checked when the run was wired: not again per item
+        return await _score_checked(item, self.scorers, self.target, done, threads)

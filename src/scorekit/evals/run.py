@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from scorekit._sync import run_sync
 from scorekit.errors import ConfigError
 from scorekit.evals.executor import DEFAULT_CONCURRENCY, Executor, ItemTask, LocalExecutor
-from scorekit.evals.item import ItemJob, check_scorers
+from scorekit.evals.item import ItemJob
 from scorekit.evals.recorder import ResumedRun, RunRecorder
 from scorekit.evals.result import DataSourceError, EvalInterrupted, EvalRunResult
 from scorekit.evals.source import ItemSource
@@ -116,7 +116,7 @@ class _Run:
         keep_items: bool = True,
         config: Mapping[str, Any] | None = None,
     ) -> None:
-        self.job = ItemJob(check_scorers(scorers), target)
+        self.job = ItemJob(scorers, target)  # type: ignore[arg-type]  # checked by ItemJob
         self.source = ItemSource(data)
         self.executor = _executor(executor, concurrency)
         if target is not None and not callable(target):
