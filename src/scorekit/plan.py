@@ -170,9 +170,17 @@ def build_scorers(
     Raises:
         ConfigError: an unknown scorer or option, or an LLM scorer without a model.
     """
+    return _chosen(names, options, model, judges)[1]
+
+
+def _chosen(
+    names: Sequence[str], options: Sequence[str], model: str | None, judges: JudgePool
+) -> tuple[set[str], list[Scorer]]:
+    """The judge models the named scorers use, and the scorers (see :func:`build_scorers`)."""
     entries = [get_entry(n) for n in names]
     assigned = assign_options(entries, options)
-    return [_build(entry, assigned[entry.name], model, judges) for entry in entries]
+    models = _models([(entry, assigned[entry.name].get("model") or model) for entry in entries])
+    return models, [_build(entry, assigned[entry.name], model, judges) for entry in entries]
 
 
 @dataclass
@@ -357,9 +365,7 @@ def plan_from_flags(
         extra=(correlate,) if correlate else (),
         required=frozenset(explicit),
     )
-    built = build_scorers(scorers, options, model, JudgePool(judge_options))
-    entries = [get_entry(n) for n in scorers]
-    assigned = assign_options(entries, options)
+    models, built = _chosen(scorers, options, model, JudgePool(judge_options))
     return RunPlan(
         name=name,
         path=data,
@@ -378,7 +384,7 @@ def plan_from_flags(
         thresholds=threshold_ids(
             parse_pairs(thresholds, flag="--threshold", what="scorer=minimum"), built
         ),
-        models=_models([(entry, assigned[entry.name].get("model") or model) for entry in entries]),
+        models=models,
         db=db,
         report=report,
         config={
