@@ -59,3 +59,38 @@ def test_missing_file_and_unknown_suffix(tmp_path: Path) -> None:
     other.write_text("x")
     with pytest.raises(ConfigError, match="cannot tell the format"):
         read_dataset(other)
+
+
+def test_trajectory_context_and_request_fields_are_read(tmp_path: Path) -> None:
+    steps = {"steps": [{"stepType": "tool_call", "name": "search"}]}
+    jsonl = tmp_path / "d.jsonl"
+    jsonl.write_text(
+        json.dumps(
+            {
+                "output": "a",
+                "expected_trajectory": steps,
+                "additional_context": {"k": 1},
+                "request_context": {"rubric": "be brief"},
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    (item,) = read_dataset(jsonl)
+    assert (item.expected_trajectory, item.additional_context) == (steps, {"k": 1})
+    assert item.request_context == {"rubric": "be brief"}
+    csv_file = tmp_path / "d.csv"
+    csv_file.write_text(
+        'output,expected_trajectory,additional_context\na,"[""search"", ""answer""]",plain\n',
+        encoding="utf-8",
+    )
+    (row,) = read_dataset(csv_file)
+    assert row.expected_trajectory == ["search", "answer"]  # a JSON cell is parsed
+    assert row.additional_context == "plain"  # any other text stays text
+    with pytest.raises(ConfigError, match="no column 'trajectory'"):
+        read_dataset(
+            csv_file,
+            fields=FieldMap(
+                expected_trajectory="trajectory", required=frozenset({"expected_trajectory"})
+            ),
+        )

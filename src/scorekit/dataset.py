@@ -30,6 +30,21 @@ Format = Literal["jsonl", "csv", "tsv"]
 _SUFFIXES: dict[str, Format] = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "tsv"}
 
 
+_OPTIONAL_FIELDS = (
+    "input",
+    "ground_truth",
+    "id",
+    "context",
+    "request_context",
+    "expected_trajectory",
+    "additional_context",
+)
+"""The item fields a record may leave out (unless :attr:`FieldMap.required` names them)."""
+
+_JSON_FIELDS = ("request_context", "expected_trajectory", "additional_context")
+"""The item fields whose CSV/TSV cells may hold JSON (an object or a list)."""
+
+
 @dataclass(frozen=True)
 class FieldMap:
     """Which record field (or, header-less, which 0-based column) holds each item field.
@@ -41,11 +56,19 @@ class FieldMap:
         id: the id's field (optional; the line number is used without it).
         context: the field of the retrieved context pieces (optional): a list of strings (in
             CSV/TSV, a cell holding a JSON list), or one string for a single piece.
+        request_context: the field of per-request data for the target and the scorers
+            (optional; in CSV/TSV a cell holding a JSON object or list is parsed).
+        expected_trajectory: the field of the expected steps for trajectory scorers (optional;
+            a trajectory ``{"steps": [...]}`` or a list of steps; JSON in CSV/TSV cells).
+        additional_context: the field of further data for the judge (optional; JSON in
+            CSV/TSV cells is parsed).
         extra: further fields copied into the item's ``metadata`` under their own names
             (e.g. a human label to correlate with); required in every record.
         required: the optional fields (``"input"``, ``"ground_truth"``, ``"id"``,
-            ``"context"``) that must be present in every record too — set it for fields the
-            user named explicitly, so that a misspelt name fails instead of being ignored.
+            ``"context"``, ``"request_context"``, ``"expected_trajectory"``,
+            ``"additional_context"``) that must be present in every record too — set it for
+            fields the user named explicitly, so that a misspelt name fails instead of being
+            ignored.
         output_required: whether every record must have the output field; off when a target
             produces the outputs (records then need the input field instead).
     """
@@ -55,26 +78,24 @@ class FieldMap:
     ground_truth: str = "ground_truth"
     id: str = "id"
     context: str = "context"
+    request_context: str = "request_context"
+    expected_trajectory: str = "expected_trajectory"
+    additional_context: str = "additional_context"
     extra: tuple[str, ...] = field(default_factory=tuple)
     required: frozenset[str] = frozenset()
     output_required: bool = True
 
     def __post_init__(self) -> None:
-        unknown = self.required - {"input", "ground_truth", "id", "context"}
+        unknown = self.required - set(_OPTIONAL_FIELDS)
         if unknown:
             raise ConfigError(
-                "FieldMap.required takes input, ground_truth, id and context, "
-                f"not {sorted(unknown)}",
+                f"FieldMap.required takes {', '.join(_OPTIONAL_FIELDS)}, not {sorted(unknown)}",
                 field="required",
             )
 
     def names_required(self) -> list[str]:
         """The record field names every record must have, output first."""
-        optional = [
-            getattr(self, name)
-            for name in ("input", "ground_truth", "id", "context")
-            if name in self.required
-        ]
+        optional = [getattr(self, name) for name in _OPTIONAL_FIELDS if name in self.required]
         if not self.output_required:
             return [*optional, *self.extra]
         return [self.output, *optional, *self.extra]
@@ -110,6 +131,16 @@ def _context(value: Any) -> Any:
     return [value]
 
 
+def _json_cell(value: Any) -> Any:
+    """A cell that may hold JSON: a string holding an object or a list, parsed; else as is."""
+    if isinstance(value, str) and value.strip()[:1] in ("[", "{"):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            pass
+    return value
+
+
 def _item(record: Mapping[str, Any], fields: FieldMap, where: str, line: int) -> EvalItem:
     item_id = record.get(fields.id)
     if item_id in (None, ""):
@@ -134,6 +165,10 @@ def _item(record: Mapping[str, Any], fields: FieldMap, where: str, line: int) ->
             values[key] = record[name]
     if record.get(fields.context) is not None:
         values["context"] = _context(record[fields.context])
+    for key in _JSON_FIELDS:
+        name = getattr(fields, key)
+        if record.get(name) is not None:
+            values[key] = _json_cell(record[name])
     for key in ("input", "output", "ground_truth"):
         if key not in values:
             continue

@@ -23,7 +23,18 @@ async, returning the output (a string, messages, or a dict with ``output`` and o
 ``context``)."""
 
 ITEM_FIELDS = frozenset(
-    {"id", "input", "output", "ground_truth", "context", "request_context", "metadata", "trace"}
+    {
+        "id",
+        "input",
+        "output",
+        "ground_truth",
+        "context",
+        "request_context",
+        "expected_trajectory",
+        "additional_context",
+        "metadata",
+        "trace",
+    }
 )
 """The keys a dataset entry given as a mapping may have."""
 
@@ -56,6 +67,10 @@ class EvalItem:
         ground_truth: the expected output, or ``None``.
         context: retrieved context pieces for context scorers, or ``None``.
         request_context: per-request data passed to the target and the scorers.
+        expected_trajectory: the steps the agent was expected to take (trajectory scorers),
+            in Mastra's shapes, or ``None``.
+        additional_context: further data for the judge (Mastra ``additionalContext``), or
+            ``None``.
         metadata: anything else the caller wants kept with the item (stored with its rows).
         trace: the trace the item was taken from (trace scoring), or ``None``; kept, not
             interpreted, here.
@@ -70,6 +85,8 @@ class EvalItem:
     ground_truth: Any = None
     context: Sequence[str] | None = None
     request_context: Any = None
+    expected_trajectory: Any = None
+    additional_context: Any = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
     trace: Any = None
     load_error: str | None = None
@@ -127,6 +144,8 @@ class EvalItem:
             ground_truth=value.get("ground_truth"),
             context=None if context is None else _pieces(context, position),
             request_context=value.get("request_context"),
+            expected_trajectory=value.get("expected_trajectory"),
+            additional_context=value.get("additional_context"),
             metadata=value.get("metadata") or {},
             trace=value.get("trace"),
         )

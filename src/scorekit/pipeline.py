@@ -403,6 +403,8 @@ class Scorer:
             output=run.output,
             ground_truth=run.ground_truth,
             request_context=run.request_context,
+            expected_trajectory=run.expected_trajectory,
+            additional_context=run.additional_context,
             preprocess_step_result=state.results.preprocess_step_result,
             analyze_step_result=state.results.analyze_step_result,
             preprocess_prompt=state.prompts.get("preprocess"),
@@ -423,6 +425,8 @@ class Scorer:
         request_context: Any = None,
         run_id: str | None = None,
         context: Sequence[str] | None = None,
+        expected_trajectory: Any = None,
+        additional_context: Any = None,
     ) -> ScorerRunResult:
         """Score one record.
 
@@ -433,6 +437,10 @@ class Scorer:
             request_context: any per-request data, passed through to the steps and the result.
             run_id: an id for the run; a uuid4 string when omitted.
             context: retrieved context pieces for context scorers (``ctx.run.context``).
+            expected_trajectory: the expected steps for trajectory scorers
+                (``ctx.run.expected_trajectory``): a trajectory ``{"steps": [...]}`` or a list
+                of steps, in Mastra's shapes.
+            additional_context: further data for the judge (``ctx.run.additional_context``).
 
         Returns:
             The result: status ``"ok"`` with a finite ``score``, or ``"skipped"`` when a step
@@ -467,6 +475,8 @@ class Scorer:
             request_context,
             run_id or str(uuid.uuid4()),
             tuple(context) if context is not None else None,
+            expected_trajectory,
+            additional_context,
         )
         state = _RunState()
         for name, step in self._steps:
@@ -515,6 +525,8 @@ class Scorer:
         request_context: Any = None,
         run_id: str | None = None,
         context: Sequence[str] | None = None,
+        expected_trajectory: Any = None,
+        additional_context: Any = None,
     ) -> ScorerRunResult:
         """Blocking :meth:`run`; works inside a running event loop too (notebooks, FastAPI)."""
         return run_sync(
@@ -525,6 +537,8 @@ class Scorer:
                 request_context=request_context,
                 run_id=run_id,
                 context=context,
+                expected_trajectory=expected_trajectory,
+                additional_context=additional_context,
             )
         )
 

@@ -54,6 +54,8 @@ class ScorerRunResult(BaseModel):
     output: Any = None
     ground_truth: Any = None
     request_context: Any = None
+    expected_trajectory: Any = None
+    additional_context: Any = None
     preprocess_step_result: Any = None
     analyze_step_result: Any = None
     preprocess_prompt: str | None = None

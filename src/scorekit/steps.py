@@ -35,6 +35,10 @@ class ScorerRun:
         context: the record's retrieved context pieces (a dataset item's ``context``, or what
             a ``run_evals`` target returned with its output), or ``None``. Context scorers use
             it when they are given neither a fixed context nor a context extractor.
+        expected_trajectory: the steps the agent was expected to take (trajectory scorers): a
+            trajectory ``{"steps": [...]}`` or a list of expected steps, or ``None``.
+        additional_context: any further data for the judge (Mastra ``additionalContext``), or
+            ``None``.
     """
 
     input: Any
@@ -43,6 +47,8 @@ class ScorerRun:
     request_context: Any = None
     run_id: str = ""
     context: tuple[str, ...] | None = None
+    expected_trajectory: Any = None
+    additional_context: Any = None
 
 
 @dataclass(frozen=True)

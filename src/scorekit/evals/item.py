@@ -67,6 +67,8 @@ def _error_result(
         output=output,
         ground_truth=item.ground_truth,
         request_context=item.request_context,
+        expected_trajectory=item.expected_trajectory,
+        additional_context=item.additional_context,
         error=error,
     )
 
@@ -103,6 +105,8 @@ async def _score(scorer: Scorer, item: EvalItem, output: Any) -> ScorerRunResult
             request_context=item.request_context,
             run_id=run_id,
             context=item.context,
+            expected_trajectory=item.expected_trajectory,
+            additional_context=item.additional_context,
         )
     except ScorerRunError as exc:
         if exc.result is not None:

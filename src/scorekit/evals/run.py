@@ -283,9 +283,9 @@ async def run_evals(
 
     Args:
         data: items (mappings with ``input``, optional ``output``, ``ground_truth``,
-            ``context``, ``request_context``, ``metadata``, ``trace``, ``id``, or
-            :class:`~scorekit.items.EvalItem`), as any iterable or async iterable; read
-            lazily, one item per free worker.
+            ``context``, ``request_context``, ``expected_trajectory``, ``additional_context``,
+            ``metadata``, ``trace``, ``id``, or :class:`~scorekit.items.EvalItem`), as any
+            iterable or async iterable; read lazily, one item per free worker.
         scorers: the scorers, with distinct ids. The scorers of one item run concurrently.
         target: the application under test (see :data:`~scorekit.items.Target`); called for
             items without their own ``output``. Without a target, items must carry ``output``.

@@ -8,9 +8,10 @@ Plain frozen values, read from the database; nothing here talks to it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any, Literal
+from datetime import datetime, timezone
+from typing import Any, Literal, cast
 
 from scorekit.results import Status
 from scorekit.usage import JudgeUsage
@@ -23,7 +24,22 @@ __all__ = [
     "RunStatus",
     "ScoreRegression",
     "ScorerChange",
+    "utc",
 ]
+
+PROMPT_STEPS = ("preprocess", "analyze", "generate_score", "generate_reason")
+"""The steps whose prompts have a column of their own (``<step>_prompt``)."""
+
+
+def utc(value: datetime | None) -> datetime | None:
+    """Return ``value`` as an aware UTC time; ``None`` stays ``None``.
+
+    SQLite hands back naive datetimes; every stored time is UTC.
+    """
+    if value is None or value.tzinfo is not None:
+        return value
+    return value.replace(tzinfo=timezone.utc)
+
 
 RunSource = Literal["TEST", "LIVE", "TRACE"]
 """Where a stored run's items came from (Mastra's ``source``): a dataset run (``TEST``), sampled
@@ -110,6 +126,52 @@ class ResultRecord:
     source: str
     duration_s: float
     created_at: datetime
+    expected_trajectory: Any = None
+    additional_context: Any = None
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> ResultRecord:
+        """Return the record of a ``results`` row.
+
+        Args:
+            row: column name → value; columns left out of a light read are ``None``.
+        """
+        prompts = {
+            step: row[f"{step}_prompt"]
+            for step in PROMPT_STEPS
+            if row.get(f"{step}_prompt") is not None
+        }
+        return cls(
+            run_id=row["run_id"],
+            item_id=row["item_id"],
+            scorer_id=row["scorer_id"],
+            scorer_run_id=row["scorer_run_id"],
+            status=row["status"],
+            score=row["score"],
+            reason=row["reason"],
+            preprocess_step_result=row.get("preprocess_step_result"),
+            analyze_step_result=row.get("analyze_step_result"),
+            prompts=prompts,
+            judge_usage=JudgeUsage(
+                calls=row["judge_calls"],
+                input_tokens=row["judge_input_tokens"],
+                output_tokens=row["judge_output_tokens"],
+                latency_s=row["judge_latency_s"],
+                cache_hits=row["judge_cache_hits"],
+            ),
+            error=row["error"],
+            input=row.get("input"),
+            output=row.get("output"),
+            ground_truth=row.get("ground_truth"),
+            context=row.get("context"),
+            request_context=row.get("request_context"),
+            metadata=row.get("item_metadata") or {},
+            source=row["source"],
+            duration_s=row["duration_s"],
+            created_at=cast(datetime, utc(row["created_at"])),
+            expected_trajectory=row.get("expected_trajectory"),
+            additional_context=row.get("additional_context"),
+        )
 
 
 @dataclass(frozen=True)

@@ -100,6 +100,8 @@ def _row(
         "ground_truth": _json(item.ground_truth),
         "context": _json(list(item.context)) if item.context is not None else None,
         "request_context": _json(item.request_context),
+        "expected_trajectory": _json(item.expected_trajectory),
+        "additional_context": _json(item.additional_context),
         "item_metadata": _json(dict(item.metadata)) or None,
         "source": source,
         "duration_s": result.duration_s,

@@ -39,18 +39,16 @@ from scorekit.store.records import (
     RunStatus,
     ScorerChange,
     ScoreRegression,
+    utc,
 )
 from scorekit.store.summaries import read_summaries, stored_summaries
-from scorekit.store.tables import metadata, results, runs
+from scorekit.store.tables import add_missing_columns, metadata, results, runs
 from scorekit.summary import ScoreSummary
-from scorekit.usage import JudgeUsage
 
 __all__ = ["DEFAULT_DB_PATH", "Store", "resolve_url"]
 
 DEFAULT_DB_PATH = Path(".scorekit") / "scorekit.db"
 """Where the default SQLite database lives, relative to the working directory."""
-
-_PROMPT_STEPS = ("preprocess", "analyze", "generate_score", "generate_reason")
 
 
 def resolve_url(db: str | Path | None) -> str:
@@ -79,13 +77,6 @@ def resolve_url(db: str | Path | None) -> str:
     if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
         Path(url.database).parent.mkdir(parents=True, exist_ok=True)
     return db
-
-
-def _utc(value: datetime | None) -> datetime | None:
-    # SQLite hands back naive datetimes; every stored time is UTC
-    if value is None or value.tzinfo is not None:
-        return value
-    return value.replace(tzinfo=timezone.utc)
 
 
 def _set_sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -145,6 +136,7 @@ class Store:
         for attempt in range(5):
             try:
                 metadata.create_all(self._engine)
+                add_missing_columns(self._engine)
                 return
             except OperationalError as exc:
                 if "already exists" not in str(exc) or attempt == 4:
@@ -303,8 +295,8 @@ class Store:
             id=row.id,
             name=row.name,
             status=row.status,
-            started_at=cast(datetime, _utc(row.started_at)),
-            finished_at=_utc(row.finished_at),
+            started_at=cast(datetime, utc(row.started_at)),
+            finished_at=utc(row.finished_at),
             config=row.config or {},
             scorers=row.scorers or [],
             thresholds=row.thresholds or {},
@@ -407,6 +399,8 @@ class Store:
             "ground_truth",
             "context",
             "request_context",
+            "expected_trajectory",
+            "additional_context",
             "item_metadata",
             "preprocess_step_result",
             "analyze_step_result",
@@ -426,7 +420,7 @@ class Store:
         try:
             with self._engine.connect() as conn:
                 for row in conn.execution_options(yield_per=1000).execute(query):
-                    yield _result_record(dict(row._mapping))
+                    yield ResultRecord.from_row(dict(row._mapping))
         except SQLAlchemyError as exc:
             raise self._fail("reading results", exc, run_id) from exc
 
@@ -553,40 +547,3 @@ class Store:
                 )
             )
         return changes, regressions
-
-
-def _result_record(row: Mapping[str, Any]) -> ResultRecord:
-    prompts = {
-        step: row[f"{step}_prompt"]
-        for step in _PROMPT_STEPS
-        if row.get(f"{step}_prompt") is not None
-    }
-    return ResultRecord(
-        run_id=row["run_id"],
-        item_id=row["item_id"],
-        scorer_id=row["scorer_id"],
-        scorer_run_id=row["scorer_run_id"],
-        status=row["status"],
-        score=row["score"],
-        reason=row["reason"],
-        preprocess_step_result=row.get("preprocess_step_result"),
-        analyze_step_result=row.get("analyze_step_result"),
-        prompts=prompts,
-        judge_usage=JudgeUsage(
-            calls=row["judge_calls"],
-            input_tokens=row["judge_input_tokens"],
-            output_tokens=row["judge_output_tokens"],
-            latency_s=row["judge_latency_s"],
-            cache_hits=row["judge_cache_hits"],
-        ),
-        error=row["error"],
-        input=row.get("input"),
-        output=row.get("output"),
-        ground_truth=row.get("ground_truth"),
-        context=row.get("context"),
-        request_context=row.get("request_context"),
-        metadata=row.get("item_metadata") or {},
-        source=row["source"],
-        duration_s=row["duration_s"],
-        created_at=cast(datetime, _utc(row["created_at"])),
-    )

@@ -12,10 +12,13 @@ databases stay readable.
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import (
     JSON,
     Column,
     DateTime,
+    Engine,
     Float,
     ForeignKey,
     Index,
@@ -24,9 +27,13 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    inspect,
+    literal,
+    text,
 )
+from sqlalchemy.schema import ColumnDefault, CreateColumn
 
-__all__ = ["metadata", "results", "runs"]
+__all__ = ["add_missing_columns", "metadata", "results", "runs"]
 
 metadata = MetaData()
 """The schema: ``runs`` and ``results``."""
@@ -80,6 +87,8 @@ results = Table(
     Column("ground_truth", _json, nullable=True),
     Column("context", _json, nullable=True),
     Column("request_context", _json, nullable=True),
+    Column("expected_trajectory", _json, nullable=True),
+    Column("additional_context", _json, nullable=True),
     Column("item_metadata", _json, nullable=True),
     Column("source", String(8), nullable=False, default="TEST"),
     Column("duration_s", Float, nullable=False, default=0.0),
@@ -88,3 +97,38 @@ results = Table(
     Index("ix_results_run_scorer_status", "run_id", "scorer_id", "status"),
 )
 """One row per (item, scorer) pair of a run."""
+
+
+def add_missing_columns(engine: Engine) -> list[str]:
+    """Add the columns a database made by an older scorekit lacks (all nullable or defaulted).
+
+    Args:
+        engine: an engine on a database whose tables exist.
+
+    Returns:
+        The added columns as ``table.column`` names, in schema order (``[]`` when none).
+    """
+    added = []
+    found = inspect(engine)
+    with engine.begin() as connection:
+        for table in (runs, results):
+            have = {c["name"] for c in found.get_columns(table.name)}
+            for column in table.columns:
+                if column.name not in have:
+                    connection.execute(text(_add_column(engine, table, column)))
+                    added.append(f"{table.name}.{column.name}")
+    return added
+
+
+def _add_column(engine: Engine, table: Table, column: Column[Any]) -> str:
+    dialect = engine.dialect
+    spec = str(CreateColumn(column).compile(dialect=dialect))
+    default = column.default
+    if isinstance(default, ColumnDefault) and default.is_scalar:
+        # rows written before the column existed get its default (NOT NULL needs one)
+        value = literal(default.arg).compile(
+            dialect=dialect, compile_kwargs={"literal_binds": True}
+        )
+        spec += f" DEFAULT {value}"
+    table_name = dialect.identifier_preparer.format_table(table)
+    return f"ALTER TABLE {table_name} ADD COLUMN {spec}"

@@ -1,0 +1,62 @@
+"""A database made by an older scorekit gains the columns it lacks when opened."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from scorekit import create_scorer
+from scorekit.evals import run_evals_sync
+from scorekit.pipeline import StepContext
+from scorekit.store import Store
+from scorekit.store.tables import add_missing_columns
+
+
+def _columns(db: Path, table: str) -> dict[str, tuple[int, str | None]]:
+    with sqlite3.connect(db) as conn:
+        return {row[1]: (row[3], row[4]) for row in conn.execute(f"pragma table_info({table})")}
+
+
+def test_an_older_database_gains_the_new_columns(tmp_path: Path) -> None:
+    db = tmp_path / "old.db"
+    Store(db).close()
+    with sqlite3.connect(db) as conn:  # what a database written before these columns looks like
+        conn.execute("alter table results drop column expected_trajectory")
+        conn.execute("alter table results drop column additional_context")
+        conn.execute("alter table runs drop column source")
+        conn.execute(
+            "insert into runs (id, status, started_at, scorers, total_items) "
+            "values ('r1', 'finished', '2026-01-01 00:00:00', '[]', 0)"
+        )
+    assert "expected_trajectory" not in _columns(db, "results")
+    with Store(db) as store:
+        assert store.get_run("r1").source == "TEST"  # NOT NULL column added with its default
+    assert _columns(db, "runs")["source"] == (1, "'TEST'")
+    assert {"expected_trajectory", "additional_context"} <= set(_columns(db, "results"))
+    with Store(db) as store:  # a second open adds nothing
+        assert add_missing_columns(store._engine) == []
+
+
+def test_expected_trajectory_and_additional_context_reach_the_scorer_and_the_store(
+    tmp_path: Path,
+) -> None:
+    def seen(ctx: StepContext) -> float:
+        return float(len(ctx.run.expected_trajectory["steps"]) + ctx.run.additional_context["n"])
+
+    scorer = create_scorer("seen", description="reads the run's new fields").generate_score(seen)
+    item = {
+        "id": "i1",
+        "input": "q",
+        "output": "a",
+        "expected_trajectory": {"steps": [{"stepType": "tool_call", "name": "search"}]},
+        "additional_context": {"n": 2},
+    }
+    result = run_evals_sync([item], [scorer], store=tmp_path / "runs.db")
+    assert result.items[0].scorer_results["seen"].score == 3.0
+    scored = result.items[0].scorer_results["seen"]
+    assert scored.expected_trajectory == item["expected_trajectory"]
+    assert scored.additional_context == {"n": 2}
+    with Store(tmp_path / "runs.db") as store:
+        (row,) = store.results(result.run_id)
+        assert row.expected_trajectory == item["expected_trajectory"]
+        assert row.additional_context == {"n": 2}
