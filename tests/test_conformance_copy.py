@@ -1,17 +1,23 @@
-"""The conformance corpus kept with the tests is the shared one, byte for byte."""
+"""The conformance corpora kept with the tests are the shared ones, byte for byte."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.conformance import BESIDE, BUNDLED
+from tests.conformance import BESIDE_ROOT, BUNDLED_CORPORA, BUNDLED_ROOT
 
 
-def test_the_bundled_corpus_has_cases_and_expected_results() -> None:
-    assert sorted(p.name for p in BUNDLED.iterdir()) == ["cases.jsonl", "expected.jsonl"]
+@pytest.mark.parametrize("corpus", BUNDLED_CORPORA)
+def test_the_bundled_corpus_has_cases_and_expected_results(corpus: str) -> None:
+    names = {p.name for p in (BUNDLED_ROOT / corpus).iterdir()}
+    assert {"cases.jsonl", "expected.jsonl"} <= names <= {"cases.jsonl", "expected.jsonl", "README.md"}
 
 
-@pytest.mark.skipif(not BESIDE.is_dir(), reason="no shared/ folder beside this checkout")
-@pytest.mark.parametrize("name", ["cases.jsonl", "expected.jsonl"])
-def test_the_bundled_corpus_matches_the_shared_one(name: str) -> None:
-    assert (BUNDLED / name).read_bytes() == (BESIDE / name).read_bytes()
+@pytest.mark.skipif(not BESIDE_ROOT.is_dir(), reason="no shared/ folder beside this checkout")
+@pytest.mark.parametrize("corpus", BUNDLED_CORPORA)
+@pytest.mark.parametrize("name", ["cases.jsonl", "expected.jsonl", "README.md"])
+def test_the_bundled_corpus_matches_the_shared_one(corpus: str, name: str) -> None:
+    if not (BESIDE_ROOT / corpus / name).exists():
+        assert not (BUNDLED_ROOT / corpus / name).exists()
+        return
+    assert (BUNDLED_ROOT / corpus / name).read_bytes() == (BESIDE_ROOT / corpus / name).read_bytes()
