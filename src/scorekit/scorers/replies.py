@@ -6,8 +6,11 @@ Every reply schema of :mod:`scorekit.scorers` derives from :class:`JudgeReply`:
   ``was_used``), because Mastra's prompts ask for camelCase keys and replies recorded from Mastra
   (the conformance corpus) use them; results always hold the snake_case names (divergences.md
   row 10);
-* unknown keys are refused (``extra="forbid"``), so a malformed reply is repaired or fails
-  instead of being half-read;
+* the schema sent to the judge is closed (``additionalProperties: false``, as strict
+  structured output needs), but a reply that has every field and adds keys of its own
+  (``"confidence": 0.9``) is accepted as Mastra accepts it: the extra keys are kept in the step
+  result, snake_cased, and never read for the score (a repair request for them would cost
+  tokens and measure nothing);
 * verdict labels are trimmed and lower-cased before they are checked against their closed set
   (divergences.md row 6): ``" YES "`` is stored as ``"yes"``; ``"maybe"`` is refused;
 * a reply with one item per thing the judge was shown (context piece, claim, statement) derives
@@ -32,7 +35,7 @@ from pydantic import (
     ValidationInfo,
     model_validator,
 )
-from pydantic.alias_generators import to_camel
+from pydantic.alias_generators import to_camel, to_snake
 
 from scorekit.judge.structured import SchemaSpec
 
@@ -75,13 +78,24 @@ def normalise_label(value: Any) -> Any:
 
 
 class JudgeReply(BaseModel):
-    """Base class of judge reply schemas: snake_case or camelCase keys, no unknown keys."""
+    """Base class of judge reply schemas: snake_case or camelCase keys; a closed schema, extra
+    keys of a reply kept (snake_cased) but never read."""
 
     model_config = ConfigDict(
-        extra="forbid",
+        extra="allow",
         alias_generator=AliasGenerator(validation_alias=_both_spellings),
         populate_by_name=True,
+        json_schema_extra={"additionalProperties": False},
     )
+
+    @model_validator(mode="after")
+    def _snake_case_extra_keys(self) -> JudgeReply:
+        extra = self.__pydantic_extra__
+        if extra and any(to_snake(key) != key for key in extra):
+            renamed = {to_snake(key): value for key, value in extra.items()}
+            extra.clear()
+            extra.update(renamed)
+        return self
 
 
 YesNo = Annotated[Literal["yes", "no"], BeforeValidator(normalise_label)]
