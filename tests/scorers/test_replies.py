@@ -139,3 +139,11 @@ def test_claim_extraction_is_bounded_by_the_answer() -> None:
     assert asked is not None
     assert asked["properties"]["claims"]["maxItems"] == item_limit(answer) == 11
     assert "minItems" not in asked["properties"]["claims"]
+
+
+def test_extra_keys_are_kept_snake_cased() -> None:
+    # divergences.md row 29: a reply with every field and keys of its own is accepted (as
+    # Mastra does); the schema sent stays closed
+    reply = Claims.model_validate({"claims": ["a"], "sourceSpan": [0, 1]})
+    assert reply.model_dump() == {"claims": ["a"], "source_span": [0, 1]}
+    assert Claims.model_json_schema()["additionalProperties"] is False

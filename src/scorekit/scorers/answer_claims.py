@@ -39,7 +39,12 @@ Text:
 Answer with JSON only: {{"claims": ["..."]}}"""
 
 
-ANSWER_CLAIMS = Units("Extract the answer's claims", Claims, claims_prompt)
+ANSWER_CLAIMS = Units(
+    "Extract the answer's claims",
+    Claims,
+    claims_prompt,
+    none_found="The judge found no claims in the answer, so there is nothing to check.",
+)
 """The preprocess step: the answer's claims, ``at_most(item_limit(answer))``."""
 
 

@@ -171,7 +171,13 @@ RECIPE = recipe.VerdictRecipe(
     "Answer Relevancy Scorer",
     "Weighted share of the answer's statements that address the question",
     INSTRUCTIONS,
-    recipe.Units("Split the answer into statements", Statements, _statements_prompt),
+    recipe.Units(
+        "Split the answer into statements",
+        Statements,
+        _statements_prompt,
+        none_found="The judge found no statements in the answer, so there is nothing to check "
+        "against the question.",
+    ),
     recipe.VerdictStep(
         "Rate each statement's relevance", RelevancyResults, _results_prompt, label="result"
     ),

@@ -161,6 +161,8 @@ RECIPE = recipe.VerdictRecipe(
         _claims_prompt,
         _ground_truth,
         missing=NO_GROUND_TRUTH_REASON,
+        none_found="The judge found no claims in the ground truth, so there is nothing to look "
+        "for in the context.",
     ),
     recipe.VerdictStep(
         "Attribute each claim to the context", RecallVerdicts, _verdicts_prompt, per_unit=True
@@ -169,8 +171,8 @@ RECIPE = recipe.VerdictRecipe(
     no_context=NO_CONTEXT_REASON,
 )
 """The scorer's parts: the ground truth's claims (``at_most(item_limit(ground truth))``; a run
-without a ground truth is ``skipped``), of which the attributable ones count; a ground truth
-without claims gets a local reason."""
+without a ground truth is ``skipped``, and so is one in which the judge finds no claims), of
+which the attributable ones count."""
 
 
 def create_context_recall_scorer(

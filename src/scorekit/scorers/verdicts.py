@@ -7,8 +7,9 @@ Faithfulness, Hallucination, Context Recall and Answer Relevancy share one shape
    (:class:`ContextCheck`); then the judge lists the *units* of a text (the answer's claims or
    statements, the ground truth's claims), at most ``item_limit(text)`` of them. A blank text
    has no units and needs no judge call, or skips the run when the scorer needs that text.
-2. ``analyze`` (:class:`VerdictStep`): one verdict per unit (``expecting(#units)``); no units,
-   no verdicts and no judge call.
+2. ``analyze`` (:class:`VerdictStep`): one verdict per unit (``expecting(#units)``). A blank
+   text has no units, no verdicts and no judge call; a text that is not blank but in which the
+   judge found no units is ``skipped`` (nothing was measured: divergences.md row 28).
 3. ``generate_score``: :func:`share_score` of the verdict labels.
 4. ``generate_reason`` (:class:`ReasonStep`): the judge explains the score; a run without
    units gets a local reason.
@@ -147,6 +148,15 @@ class Units:
     missing: str | None = None
     """When set, a run whose text is blank is ``skipped`` with this reason; else it has no
     units."""
+    none_found: str = ""
+    """The reason of a run ``skipped`` because the judge found no units in a text that is not
+    blank (nothing was measured; divergences.md row 28); a generic one when empty."""
+
+    def none_found_reason(self) -> str:
+        """Why a run whose non-blank text yielded no units is ``skipped``."""
+        return self.none_found or (
+            f"The judge found no {self.reply.ITEM_OF}s in the text, so there is nothing to score."
+        )
 
     def create_prompt(self, ctx: StepContext) -> str | LocalResult | NotScorable:
         """The prompt for the run's text; no units (no judge call) or a skip for a blank one."""
@@ -288,8 +298,10 @@ def verdict_scorer(
             return not_scorable(context.missing)
         return units.create_prompt(ctx)
 
-    async def verdicts_step(ctx: StepContext) -> str | LocalResult:
+    async def verdicts_step(ctx: StepContext) -> str | LocalResult | NotScorable:
         judged = units.of(ctx.results.preprocess_step_result)
+        if not judged and units.text(ctx.run).strip():
+            return not_scorable(units.none_found_reason())
         if not judged:
             return local_result(verdicts.reply(**{verdicts.reply.ITEMS: []}))
         pieces = await context.read(ctx.run) if context is not None else ()

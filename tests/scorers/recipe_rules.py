@@ -1,0 +1,62 @@
+"""What scorekit's documented rules make of a catalog case of a verdict-recipe scorer.
+
+Mastra's expected result holds where no rule of docs/divergences.md applies. Each rule is
+recognised from the case's content (Mastra's own step results and the case's options), never
+from its id:
+
+* ``context=[]`` given explicitly → ``ConfigError`` at construction (row 25);
+* a blank reference text (context recall's ground truth) → ``skipped`` (row 22);
+* a blank answer → score 0 without a judge call, with a local reason (row 20);
+* the judge found no units in a text that is not blank → ``skipped`` (row 28);
+* a verdict count other than the unit count → repair, then ``error`` (row 26);
+* a verdict label outside the closed set after trimming and lower-casing → repair, then
+  ``error`` (row 23).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What scorekit must give: ``kind`` is ``"mastra"`` (Mastra's result), ``"config"``,
+    ``"skipped"``, ``"error"`` or ``"zero"`` (score 0 with a local reason)."""
+
+    kind: str
+    row: int | None = None
+
+
+def outcome(
+    case: dict[str, Any],
+    expected: dict[str, Any],
+    *,
+    blank: Outcome | None,
+    units_key: str = "claims",
+    labels: frozenset[str] = frozenset({"yes", "no"}),
+) -> Outcome:
+    """The outcome scorekit's rules give ``case``.
+
+    Args:
+        case: the catalog case.
+        expected: Mastra's result for it.
+        blank: the outcome when the text the units come from is blank (``None``: it is not).
+        units_key: the preprocess step result's list of units.
+        labels: the closed set of verdict labels.
+    """
+    if (case.get("options") or {}).get("context") == []:
+        return Outcome("config", 25)
+    if "error" in expected:
+        return Outcome("error")
+    if blank is not None:
+        return blank
+    units = (expected.get("preprocessStepResult") or {}).get(units_key)
+    if units == []:
+        return Outcome("skipped", 28)
+    verdicts = (expected.get("analyzeStepResult") or {}).get("verdicts", [])
+    if units is not None and len(verdicts) != len(units):
+        return Outcome("error", 26)
+    if any(str(v.get("verdict", "")).strip().lower() not in labels for v in verdicts):
+        return Outcome("error", 23)
+    return Outcome("mastra")
