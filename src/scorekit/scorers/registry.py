@@ -81,7 +81,8 @@ BUILTIN_MODULES = (
     "scorekit.scorers.hallucination",
     "scorekit.scorers.answer_relevancy",
 )
-"""The modules declaring the built-in scorers (each has an ``ENTRY``), in listing order."""
+"""The modules declaring the built-in scorers, in listing order: each has an ``ENTRY``, or
+``ENTRIES`` (a tuple of entries, for a module of several small scorers such as the checks)."""
 
 ScorerKind = Literal["code", "llm"]
 """``"code"``: deterministic; ``"llm"``: asks a judge, so it needs ``model=``."""
@@ -219,10 +220,14 @@ def _entry_of(value: Any, name: str, where: str) -> ScorerEntry:
 def _builtins() -> dict[str, ScorerEntry]:
     found: dict[str, ScorerEntry] = {}
     for module_name in BUILTIN_MODULES:
-        entry = getattr(importlib.import_module(module_name), "ENTRY", None)
-        if not isinstance(entry, ScorerEntry):
-            raise TypeError(f"{module_name} declares no ENTRY = ScorerEntry(...)")
-        found[entry.name] = entry
+        module = importlib.import_module(module_name)
+        entries = getattr(module, "ENTRIES", None) or (getattr(module, "ENTRY", None),)
+        if not all(isinstance(entry, ScorerEntry) for entry in entries):
+            raise TypeError(
+                f"{module_name} declares no ENTRY = ScorerEntry(...) nor ENTRIES = (...)"
+            )
+        for entry in entries:
+            found[entry.name] = entry
     return found
 
 
