@@ -113,3 +113,20 @@ def test_bad_reference_tone() -> None:
     with pytest.raises(ConfigError) as info:
         create_tone_scorer(reference_tone=3)  # type: ignore[arg-type]
     assert info.value.field == "reference_tone"
+
+
+def test_sentences_are_the_regex_matches_found_in_linear_time() -> None:
+    # the bounded search gives exactly the matches of Mastra's regex on the whole text
+    import random
+    import re
+
+    from scorekit.scorers.tone import sentences_of
+
+    mastra = re.compile(r"[^.!?]+[.!?]+")
+    rng = random.Random(7)
+    texts = ["", "no punctuation at all", "...", "..a.", "a!?b?..c", "Hi. How are you?! fine"]
+    texts += [
+        "".join(rng.choice("ab .!?\n") for _ in range(rng.randrange(40))) for _ in range(2000)
+    ]
+    for text in texts:
+        assert sentences_of(text) == mastra.findall(text), text

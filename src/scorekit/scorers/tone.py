@@ -36,6 +36,21 @@ SCORER_ID = "tone-scorer"
 _SENTENCE = re.compile(r"[^.!?]+[.!?]+")
 
 
+def sentences_of(text: str) -> list[str]:
+    """Return the sentences of ``text``: the matches of ``[^.!?]+[.!?]+`` (Mastra's), in order.
+
+    Text after the last ``.``, ``!`` or ``?`` can never match, so the search stops there: run on
+    the whole text, the regex would rescan that tail from each of its positions (quadratic on
+    text without sentence punctuation); bounded so, it runs in linear time.
+
+    Example:
+        >>> sentences_of("Hi. How are you?! fine")
+        ['Hi.', ' How are you?!']
+    """
+    end = max(text.rfind("."), text.rfind("!"), text.rfind("?")) + 1
+    return _SENTENCE.findall(text, 0, end)
+
+
 def tone_match(response: float, reference: float) -> float:
     """Return ``max(0, 1 − |response − reference|)``.
 
@@ -112,7 +127,7 @@ def create_tone_scorer(reference_tone: str | None = None) -> Scorer:
                 "reference_sentiment": reference,
                 "difference": abs(response - reference),
             }
-        sentences = _SENTENCE.findall(text) or [text]
+        sentences = sentences_of(text) or [text]
         score, mean, variance = sentiment_stability([comparative(s) for s in sentences])
         return {"score": score, "avg_sentiment": mean, "sentiment_variance": variance}
 
