@@ -78,8 +78,11 @@ def normalise_label(value: Any) -> Any:
 
 
 class JudgeReply(BaseModel):
-    """Base class of judge reply schemas: snake_case or camelCase keys; a closed schema, extra
-    keys of a reply kept (snake_cased) but never read."""
+    """Base class of judge reply schemas.
+
+    Keys may be snake_case or camelCase; the schema is closed, and a reply's extra keys are
+    kept (snake_cased) but never read.
+    """
 
     model_config = ConfigDict(
         extra="allow",
