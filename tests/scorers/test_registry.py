@@ -32,6 +32,7 @@ from scorekit.scorers import (
     registry,
 )
 from scorekit.scorers.context_relevance import ContextRelevancePenalties
+from scorekit.scorers.hallucination import NO_CONTEXT_REASON
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -110,7 +111,11 @@ def test_every_built_in_is_rebuilt_in_another_process_from_its_spec() -> None:
     scorers = built_ins()
     assert all(scorer.spec is not None for scorer in scorers)
     here = outcomes(scorers)
-    assert all(outcome[1] == "ok" for outcome in here), here
+    # the scripted judge's minimal replies list no claims: the claim-based scorers then measured
+    # nothing and say so (divergences.md row 28); no scorer fails
+    assert all(
+        outcome[1] == "ok" or outcome[3].startswith("The judge found no ") for outcome in here
+    ), here
     child = subprocess.run(
         [
             sys.executable,
@@ -190,12 +195,15 @@ def test_context_scorers_default_to_the_item_context() -> None:
     scorer = build_scorer("hallucination", model="test/judge")
     assert scorer.spec is not None
     assert scorer.spec.options == {}  # the rule is applied again when rebuilt
+    # the scripted judge lists no claims, so a run that got past the context check is skipped
+    # for that (row 28); one without context is skipped before any judge call (row 7)
+    found_none = "The judge found no claims in the answer, so there is nothing to check."
     with_context = scorer.run_sync(**ITEM)
-    assert with_context.status == "ok"
+    assert (with_context.status, with_context.reason) == ("skipped", found_none)
     without = scorer.run_sync(input=ITEM["input"], output=ITEM["output"])
-    assert without.status == "skipped"
+    assert (without.status, without.reason) == ("skipped", NO_CONTEXT_REASON)
     fixed = build_scorer("hallucination", model="test/judge", context=["Paris."])
-    assert fixed.run_sync(input=ITEM["input"], output=ITEM["output"]).status == "ok"
+    assert fixed.run_sync(input=ITEM["input"], output=ITEM["output"]).reason == found_none
 
 
 def test_scorers_without_a_spec_refuse_to_pickle() -> None:

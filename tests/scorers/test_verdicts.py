@@ -1,9 +1,11 @@
 """The verdict recipe (scorekit.scorers.verdicts) and the four scorers built on it.
 
-The judge-cache keys below were computed on the scorers as they were before the recipe (commit
-HEAD of the port, from a ``git archive`` copy): a cache key hashes the instructions, the
-prompt, the schema and the generation settings of a request, so equal keys mean byte-identical
-requests, and a cache filled before the port still answers after it.
+The judge-cache keys below pin the requests: a cache key hashes the instructions, the prompt,
+the schema and the generation settings of a request, so equal keys mean byte-identical requests
+and a filled cache still answers. They were first computed on the scorers as they were before
+the recipe (the port changed no request), and computed anew when the schemas sent to the judge
+lost their titles and developer docstrings (replies.py): a change of these keys must always be
+such a deliberate one.
 """
 
 from __future__ import annotations
@@ -46,8 +48,8 @@ CASES: dict[str, tuple[Factory, dict[str, Any], dict[str, Any], list[Any], float
         ],
         5.0,
         [
-            "3713604117b0b2ec431783eaa0eb610250f33407eab1b42ce824fd8f187ac990",
-            "4f99ad02b4a6bdf440a25f3c1fc61fc40de503e251baf95aa6fd2c8e4fa837b9",
+            "6ff6abd9310da4e892d81cd8e22d872e4cf1a0577d7de8e12a4373c64603fc84",
+            "f82befe100fde194a1574d342617675f1d74f30c38c6ec13a4c6464c94facb2c",
             "627cde7027c4d106af761c73e26c5678d1dc346078daaec5eb239ebd0999b024",
         ],
     ),
@@ -67,8 +69,8 @@ CASES: dict[str, tuple[Factory, dict[str, Any], dict[str, Any], list[Any], float
         ],
         5.0,
         [
-            "2fcf0a956ac9c89ff2771561de97e8ce93e49f2d39ae4e8728a95fb48f0fa4c2",
-            "6243420563262e94d943f337fccbf8b57528b0147c06b73ef8df54fcbdb853d8",
+            "c531dd524f951ae3c2c791a86f6d2b73044ccb4757f3e6210948564081b7cacb",
+            "529e4ede10f75ed6f73f8fe112360d71eade3f3b7d1ccce37ef93ab1a38566b1",
             "aa6018b3ba4f69f09f5f8aafd4ee67b2e406c71900ea37b75d5cd022814878a7",
         ],
     ),
@@ -83,8 +85,8 @@ CASES: dict[str, tuple[Factory, dict[str, Any], dict[str, Any], list[Any], float
         ],
         10.0,
         [
-            "4ce2a1188f775276e66e0798fb734a1db9149b8c833495788c6a43c139c8f6e7",
-            "53b39d923f518e768a7313e3dbe4e6d1a22b1ffe450c2f6d22083848386e30fd",
+            "cd725637a62cc1cbc9e0ee0c0521663e0949e6032de0875a68d4f5d1bf345e6d",
+            "358d418d541319e9cc3fa64d6681cdf246897f1754c0a96f1c7aef83344afc76",
             "28e2ef375ab98ed76fe032782d44e9f22cd1580258389a33837cb42305e4a39e",
         ],
     ),
@@ -111,8 +113,8 @@ CASES: dict[str, tuple[Factory, dict[str, Any], dict[str, Any], list[Any], float
         ],
         5.0,
         [
-            "06d5e5079e5d92394854ca9d2e4b31e7e36e5ae7106e55a28578a86f9cc04b44",
-            "3fe19aa3b47f2fa6aead1e5ae531614db26c88e149796b453368f507439a19ee",
+            "d0480ee508ae413df1407f724bec836ff5d2ce41b05d432c40cdd93109078036",
+            "28e100519a72fce8e9cbe0f46f3b555befdfa600dfe9f729039191caaa058658",
             "5d9cfc857dbe2331485a1a942de50f94d3fb68817c9bd8ccb2de1e8f2a0530dd",
         ],
     ),

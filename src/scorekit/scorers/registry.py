@@ -221,12 +221,14 @@ def _builtins() -> dict[str, ScorerEntry]:
     found: dict[str, ScorerEntry] = {}
     for module_name in BUILTIN_MODULES:
         module = importlib.import_module(module_name)
-        entries = getattr(module, "ENTRIES", None) or (getattr(module, "ENTRY", None),)
-        if not all(isinstance(entry, ScorerEntry) for entry in entries):
-            raise TypeError(
-                f"{module_name} declares no ENTRY = ScorerEntry(...) nor ENTRIES = (...)"
-            )
+        entries: tuple[object, ...] = getattr(module, "ENTRIES", None) or (
+            getattr(module, "ENTRY", None),
+        )
         for entry in entries:
+            if not isinstance(entry, ScorerEntry):
+                raise TypeError(
+                    f"{module_name} declares no ENTRY = ScorerEntry(...) nor ENTRIES = (...)"
+                )
             found[entry.name] = entry
     return found
 

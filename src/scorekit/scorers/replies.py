@@ -24,6 +24,7 @@ Every reply schema of :mod:`scorekit.scorers` derives from :class:`JudgeReply`:
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
@@ -77,6 +78,27 @@ def normalise_label(value: Any) -> Any:
     return value.strip().lower() if isinstance(value, str) else value
 
 
+def _as_the_judge_sees_it(schema: dict[str, Any], model: type[Any]) -> None:
+    """Make a reply model's JSON schema what the judge is sent.
+
+    The schema is closed, without titles, and without the developer docstrings pydantic copies
+    into ``description``. A description for the judge is given on purpose:
+    ``Field(description=...)`` on a field, or ``JUDGE_NOTE`` on the model class (a short
+    sentence written for the judge).
+    """
+    schema["additionalProperties"] = False
+    schema.pop("title", None)
+    docstring = inspect.cleandoc(model.__doc__ or "")
+    if schema.get("description") == docstring:
+        del schema["description"]
+    note = model.__dict__.get("JUDGE_NOTE")
+    if isinstance(note, str) and note:
+        schema["description"] = note
+    for field in schema.get("properties", {}).values():
+        if isinstance(field, dict) and isinstance(field.get("title"), str):
+            del field["title"]
+
+
 class JudgeReply(BaseModel):
     """Base class of judge reply schemas.
 
@@ -88,7 +110,7 @@ class JudgeReply(BaseModel):
         extra="allow",
         alias_generator=AliasGenerator(validation_alias=_both_spellings),
         populate_by_name=True,
-        json_schema_extra={"additionalProperties": False},
+        json_schema_extra=_as_the_judge_sees_it,
     )
 
     @model_validator(mode="after")
@@ -188,10 +210,7 @@ def _counted_spec(model: type[CountedReply], count: int, *, exact: bool) -> Sche
         return SchemaSpec(model.__name__, schema, model, {MAX_ITEMS: count}).check()
     bounded = {**prop, "minItems": count, "maxItems": count}
     if model.EMPTY_ALLOWED:
-        title = prop.pop("title", None)
         bounded = {"anyOf": [{**prop, "maxItems": 0}, bounded]}
-        if title is not None:
-            bounded["title"] = title
     schema["properties"][model.ITEMS] = bounded
     return SchemaSpec(model.__name__, schema, model, {EXPECTED_ITEMS: count}).check()
 
