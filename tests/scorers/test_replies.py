@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+from typing import ClassVar
 
 import pytest
 from pydantic import ValidationError
@@ -44,9 +45,8 @@ def test_expecting_may_allow_an_empty_list() -> None:
     assert spec.json_schema["properties"]["verdicts"] == {
         "anyOf": [
             {**items, "maxItems": 0},
-            {**items, "title": "Verdicts", "minItems": 2, "maxItems": 2},
+            {**items, "minItems": 2, "maxItems": 2},
         ],
-        "title": "Verdicts",
     }
     context = spec.validation_context
     assert PrecisionVerdicts.model_validate({"verdicts": []}, context=context).verdicts == []
@@ -117,7 +117,6 @@ def test_at_most_bounds_the_list_from_above() -> None:
     spec = Claims.at_most(2)
     assert spec.json_schema["properties"]["claims"] == {
         "items": {"type": "string"},
-        "title": "Claims",
         "type": "array",
         "maxItems": 2,
     }
@@ -147,3 +146,24 @@ def test_extra_keys_are_kept_snake_cased() -> None:
     reply = Claims.model_validate({"claims": ["a"], "sourceSpan": [0, 1]})
     assert reply.model_dump() == {"claims": ["a"], "source_span": [0, 1]}
     assert Claims.model_json_schema()["additionalProperties"] is False
+
+
+def test_the_judge_sees_no_titles_or_developer_docstrings() -> None:
+    import json
+
+    from scorekit.scorers.replies import JudgeReply
+
+    sent = json.dumps(FaithfulnessVerdicts.expecting(2).json_schema)
+    assert '"title"' not in sent
+    assert '"description"' not in sent  # the models' docstrings are for developers
+
+    class Noted(JudgeReply):
+        """Developer notes, with ``reST`` and remarks about Mastra."""
+
+        JUDGE_NOTE: ClassVar[str] = "One verdict for the whole answer."
+        verdict: str
+
+    schema = Noted.model_json_schema()
+    assert schema["description"] == "One verdict for the whole answer."
+    assert schema["additionalProperties"] is False
+    assert schema["properties"] == {"verdict": {"type": "string"}}
