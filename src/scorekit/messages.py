@@ -18,6 +18,7 @@ code scorers join the texts of *all* messages with ``", "``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -27,8 +28,10 @@ __all__ = [
     "JOIN_SEPARATOR",
     "get_assistant_message",
     "get_combined_system_prompt",
+    "get_conversation_history",
     "get_system_messages",
     "get_user_message",
+    "ground_truth_text",
     "joined_text",
     "message_role",
     "message_text",
@@ -344,3 +347,68 @@ def get_system_messages(value: Any) -> list[str]:
 def get_combined_system_prompt(value: Any) -> str:
     """Return :func:`get_system_messages` joined with a blank line (``"\\n\\n"``)."""
     return "\n\n".join(get_system_messages(value))
+
+
+def get_conversation_history(value: Any, *, max_messages: int = 10) -> str | None:
+    """Return the remembered turns of an agent run input as a ``role: text`` transcript.
+
+    Rules (Mastra ``getConversationHistoryFromRunInput``, 1.10.2; mastra-scorers.md §1.2): the
+    last ``max_messages`` entries of the input's ``rememberedMessages`` are taken, each rendered
+    as ``"<role>: <text>"`` with its effective role (:func:`message_role`) and its text
+    (:func:`message_text`), both trimmed; an entry whose role or text is empty is dropped (after
+    the last ``max_messages`` were taken); the lines are joined with ``"\\n"``.
+
+    Only an agent run input has remembered turns: a mapping with ``inputMessages`` or
+    ``rememberedMessages``, as elsewhere in this module. (Mastra also wants
+    ``systemMessages`` and ``taggedSystemMessages`` present; the agent inputs Mastra builds always
+    have them.) Other shapes, strings and lists of messages have no history.
+
+    Args:
+        value: a run input in any accepted shape, or ``None``.
+        max_messages: how many of the latest remembered messages to keep; ``<= 0`` keeps none.
+
+    Returns:
+        The transcript, or ``None`` when no remembered message has both a role and text, or
+        ``max_messages <= 0``.
+
+    Raises:
+        ConfigError: ``max_messages`` is not an integer (``field="max_messages"``).
+
+    Example:
+        >>> get_conversation_history({"inputMessages": [], "rememberedMessages": [
+        ...     {"role": "user", "content": "Pick a colour"},
+        ...     {"role": "assistant", "content": " Red or blue? "}]})
+        'user: Pick a colour\\nassistant: Red or blue?'
+    """
+    if isinstance(max_messages, bool) or not isinstance(max_messages, int):
+        raise ConfigError(
+            f"max_messages must be an integer, not {type(max_messages).__name__}",
+            field="max_messages",
+        )
+    if max_messages <= 0 or not isinstance(value, Mapping) or not _is_agent_input(value):
+        return None
+    remembered = value.get("rememberedMessages")
+    if not isinstance(remembered, list):
+        return None
+    lines = []
+    for message in remembered[-max_messages:]:
+        role = (message_role(message) or "").strip()
+        text = message_text(message).strip()
+        if role and text:
+            lines.append(f"{role}: {text}")
+    return "\n".join(lines) or None
+
+
+def ground_truth_text(value: Any) -> str:
+    """Return a ground truth as the text a judge is shown.
+
+    Args:
+        value: the run's ground truth: a string (returned as is) or any JSON value (a number,
+            a mapping, a list), written as compact JSON (``{"born":"Ulm"}``, ``0``).
+
+    Raises:
+        TypeError: ``value`` is neither a string nor JSON-serialisable.
+    """
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

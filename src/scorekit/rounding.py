@@ -11,7 +11,13 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["JS_EPSILON", "format_score", "js_round", "round_to_two_decimals"]
+__all__ = [
+    "JS_EPSILON",
+    "format_score",
+    "js_round",
+    "round_to_two_decimals",
+    "round_to_two_decimals_without_epsilon",
+]
 
 JS_EPSILON = 2.220446049250313e-16
 """JavaScript ``Number.EPSILON`` (2**-52), the same as ``sys.float_info.epsilon``."""
@@ -54,6 +60,26 @@ def round_to_two_decimals(value: float) -> float:
         0.67
     """
     return js_round((value + JS_EPSILON) * 100) / 100
+
+
+def round_to_two_decimals_without_epsilon(value: float) -> float:
+    """Round to two decimals as ``Math.round(value * 100) / 100``, without Mastra's epsilon.
+
+    Mastra evals 1.10.2's unified trajectory scorer rounds its final and nested scores this way
+    (mastra-scorers.md §1.4), so values whose binary form falls just below a half round down.
+
+    Args:
+        value: a finite score.
+
+    Returns:
+        The rounded score: ``0.575 → 0.57`` (``round_to_two_decimals`` gives 0.58),
+        ``0.125 → 0.13``, ``1.005 → 1.0``.
+
+    Example:
+        >>> round_to_two_decimals_without_epsilon(0.575)
+        0.57
+    """
+    return js_round(value * 100) / 100
 
 
 def format_score(value: float) -> str:

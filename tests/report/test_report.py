@@ -177,3 +177,38 @@ def test_histogram_bins_common_scores_exactly() -> None:
     scores = [i / 10 for i in range(11)] * 3
     counts = [b.count for b in histogram(scores)]
     assert counts == [3, 3, 3, 3, 3, 3, 3, 3, 3, 6]  # 1.0 joins the last bin [0.9, 1.0]
+
+
+def test_report_shows_sub_results_of_the_trajectory_scorer(tmp_path: Path) -> None:
+    from scorekit.scorers.trajectory import create_trajectory_scorer_code
+
+    evil_step = {"stepType": "tool_call", "name": EVIL}
+    data = [
+        {
+            "id": "t1",
+            "output": {
+                "steps": [
+                    {"stepType": "agent_run", "name": "agent", "children": [evil_step]},
+                    {"stepType": "tool_call", "name": "search"},
+                ]
+            },
+            "expected_trajectory": {
+                "steps": [{"name": "agent", "children": {"steps": [{"name": EVIL}]}}],
+                "maxSteps": 1,
+            },
+        }
+    ]
+    result = run_evals_sync(
+        data, [create_trajectory_scorer_code()], store=tmp_path / "t.db", concurrency=1
+    )
+    with Store(tmp_path / "t.db") as store:
+        html = render_report(store, result.run_id)
+    page = parse(html)
+    assert EVIL not in html  # escaped, in the parts table too
+    cells = [" ".join(t.split()) for t in page.text if t.strip()]
+    assert "Parts" in cells
+    for name in ("accuracy", "efficiency", "tool_failures", "nested: agent"):
+        assert name in cells
+    assert page.tags.count("table") >= 1
+    assert "<script>alert(" not in html
+    assert any("<script>alert(" in t for t in page.text)  # the step name, shown as text

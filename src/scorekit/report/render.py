@@ -22,7 +22,7 @@ from scorekit.store.records import ResultRecord, RunRecord
 from scorekit.store.store import Store
 from scorekit.summary import ScoreSummary
 
-__all__ = ["ItemView", "render_report", "write_report"]
+__all__ = ["SUB_RESULT_KEYS", "ItemView", "SubResult", "render_report", "write_report"]
 
 DEFAULT_MAX_ITEMS = 2000
 """Items shown in the per-item table unless the caller asks for another number."""
@@ -81,6 +81,56 @@ def _band(score: float | None) -> str:
     return "low"
 
 
+SUB_RESULT_KEYS = ("accuracy", "efficiency", "blacklist", "tool_failures")
+"""Step-result keys holding a scorer's parts (the unified trajectory scorer's sub-results)."""
+
+
+@dataclass(frozen=True)
+class SubResult:
+    """One row of a result's parts table.
+
+    Its part's name (indented by nesting depth), score, and other fields in short form.
+    """
+
+    name: str
+    depth: int
+    score: float | None
+    details: str
+
+
+def _sub_results(step_result: Any) -> list[SubResult]:
+    """The parts of a step result, in order, nested results depth first.
+
+    ``[]`` when it has none; else each key of :data:`SUB_RESULT_KEYS` whose value has a
+    ``score``, and each entry of ``nested`` (``{"step_name", "score", ...parts, "nested"?}``).
+    """
+    value = to_jsonable_python(step_result, fallback=repr)
+    rows: list[SubResult] = []
+    stack: list[tuple[Any, int, str | None]] = [(value, 0, None)]
+    while stack:
+        current, depth, title = stack.pop()
+        if not isinstance(current, dict):
+            continue
+        if title is not None:
+            rows.append(SubResult(title, depth - 1, _score_of(current), ""))
+        for key in SUB_RESULT_KEYS:
+            part = current.get(key)
+            if isinstance(part, dict) and "score" in part:
+                rest = {k: v for k, v in part.items() if k != "score"}
+                rows.append(SubResult(key, depth, _score_of(part), _short(rest, 200)))
+        nested = current.get("nested")
+        if isinstance(nested, list):
+            for entry in reversed(nested):
+                if isinstance(entry, dict):
+                    stack.append((entry, depth + 1, f"nested: {entry.get('step_name', '?')}"))
+    return rows
+
+
+def _score_of(value: dict[str, Any]) -> float | None:
+    score = value.get("score")
+    return float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else None
+
+
 def _items(records: Iterable[ResultRecord], max_items: int) -> list[ItemView]:
     views: dict[str, ItemView] = {}
     for record in records:
@@ -101,7 +151,14 @@ def _environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(pretty=_pretty, short=_short, number=_number, band=_band, text=_text)
+    env.filters.update(
+        pretty=_pretty,
+        short=_short,
+        number=_number,
+        band=_band,
+        text=_text,
+        subresults=_sub_results,
+    )
     return env
 
 

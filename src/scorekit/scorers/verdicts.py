@@ -152,6 +152,22 @@ class Units:
     """The reason of a run ``skipped`` because the judge found no units in a text that is not
     blank (nothing was measured; divergences.md row 28); a generic one when empty."""
 
+    judge_whole_when_none: bool = False
+    """When the judge finds no units in a text that is not blank, judge the whole text as one
+    unit instead of skipping the run (Bias: Mastra's verdict prompt tells its judge to)."""
+
+    def judged(self, ctx: StepContext) -> list[str]:
+        """Return the units the verdict step judges.
+
+        They are the preprocess step's, or the whole text when ``judge_whole_when_none`` is set
+        and the judge found none in a text that is not blank.
+        """
+        found = self.of(ctx.results.preprocess_step_result)
+        if found or not self.judge_whole_when_none:
+            return found
+        text = self.text(ctx.run)
+        return [text] if text.strip() else []
+
     def none_found_reason(self) -> str:
         """Why a run whose non-blank text yielded no units is ``skipped``."""
         return self.none_found or (
@@ -299,7 +315,7 @@ def verdict_scorer(
         return units.create_prompt(ctx)
 
     async def verdicts_step(ctx: StepContext) -> str | LocalResult | NotScorable:
-        judged = units.of(ctx.results.preprocess_step_result)
+        judged = units.judged(ctx)
         if not judged and units.text(ctx.run).strip():
             return not_scorable(units.none_found_reason())
         if not judged:
@@ -308,19 +324,19 @@ def verdict_scorer(
         return verdicts.prompt(get_user_message(ctx.run.input) or "", pieces, judged)
 
     def verdicts_schema(ctx: StepContext) -> SchemaSpec:
-        return verdicts.reply.expecting(len(units.of(ctx.results.preprocess_step_result)))
+        return verdicts.reply.expecting(len(units.judged(ctx)))
 
     def labels(reply: Any) -> list[Any]:
         return [getattr(item, verdicts.label) for item in getattr(reply, verdicts.reply.ITEMS)]
 
     def generate_score(ctx: StepContext) -> float:
-        count = len(units.of(ctx.results.preprocess_step_result)) if verdicts.per_unit else None
+        count = len(units.judged(ctx)) if verdicts.per_unit else None
         found = labels(ctx.results.analyze_step_result)
         return share_score(found, weights, scale=scale, denominator=count)
 
     def reason_step(ctx: StepContext) -> str | LocalResult:
         score = format_score(ctx.score or 0.0)
-        judged = units.of(ctx.results.preprocess_step_result)
+        judged = units.judged(ctx)
         if not judged:
             return local_result(f"The score is {score} because {reason.no_units}")
         reply = ctx.results.analyze_step_result
