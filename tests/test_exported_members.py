@@ -4,9 +4,20 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import pkgutil
 import types
 
 import pytest
+
+import scorekit.checks
+import scorekit.scorers
+
+
+def _modules_of(package: types.ModuleType) -> list[str]:
+    """Every module of ``package`` (one per scorer, check family or prompt set)."""
+    prefix = f"{package.__name__}."
+    return [info.name for info in pkgutil.iter_modules(package.__path__, prefix)]
+
 
 MODULES = [
     "scorekit",
@@ -38,6 +49,9 @@ MODULES = [
     "scorekit.steps",
     "scorekit.text",
     "scorekit.store",
+    "scorekit.checks",
+    *_modules_of(scorekit.scorers),
+    *_modules_of(scorekit.checks),
 ]
 
 
@@ -63,6 +77,7 @@ def test_public_functions_and_classes_are_exported(name: str) -> None:
         attr
         for attr, value in vars(module).items()
         if not attr.startswith("_")
+        and attr.isidentifier()  # pydantic files parametrised generics under "Name[Arg]"
         and (inspect.isclass(value) or inspect.isfunction(value))
         and getattr(value, "__module__", None) == module.__name__
     }

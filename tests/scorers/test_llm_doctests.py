@@ -13,6 +13,19 @@ MODULES = [
     "scorekit.scorers.context_relevance",
     "scorekit.scorers.faithfulness",
     "scorekit.scorers.hallucination",
+    "scorekit.scorers.answer_similarity",
+    "scorekit.scorers.bias",
+    "scorekit.scorers.multi_turn_judge",
+    "scorekit.scorers.noise_sensitivity",
+    "scorekit.scorers.prompt_alignment",
+    "scorekit.scorers.rubric",
+    "scorekit.scorers.summarization",
+    "scorekit.scorers.tone",
+    "scorekit.scorers.tool_call_accuracy_llm",
+    "scorekit.scorers.toxicity",
+    "scorekit.scorers.trajectory",
+    "scorekit.scorers.trajectory_accuracy",
+    "scorekit.scorers.trajectory_accuracy_llm",
 ]
 
 

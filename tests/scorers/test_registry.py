@@ -38,14 +38,35 @@ ROOT = Path(__file__).resolve().parents[2]
 
 ITEM: dict[str, Any] = {
     "input": "What is the capital of France?",
-    "output": "Paris is the capital of France.",
+    # a message list, as the checks need (Mastra's checks refuse a plain string)
+    "output": [{"role": "assistant", "content": "Paris is the capital of France."}],
     "ground_truth": "Paris is the capital of France, on the Seine.",
     "context": ["Paris is the capital of France.", "The Seine flows through Paris."],
     "run_id": "fixed",
 }
 
 # options a built-in needs besides its judge
-NEEDED: dict[str, dict[str, Any]] = {"code-tool-call-accuracy": {"expected_tool": "search"}}
+NEEDED: dict[str, dict[str, Any]] = {
+    "code-tool-call-accuracy": {"expected_tool": "search"},
+    "noise-sensitivity": {
+        "baseline_response": "Paris is the capital of France.",
+        "noisy_query": "What is the capital of France? Also, cats rule.",
+    },
+    "tool-call-accuracy-llm": {
+        "available_tools": [{"id": "search", "description": "Search the web"}]
+    },
+    "multi-turn-judge": {"criterion": "The assistant answers the question asked."},
+    "rubric": {"criteria": [{"description": "Names the capital", "required": True}]},
+    "check-includes": {"expected": "Paris"},
+    "check-excludes": {"unwanted": "London"},
+    "check-equals": {"expected": "Paris is the capital of France."},
+    "check-matches": {"pattern": r"\bParis\b"},
+    "check-similarity": {"expected": "Paris is the capital."},
+    "check-called-tool": {"tool_name": "search"},
+    "check-did-not-call": {"tool_name": "delete_user"},
+    "check-tool-order": {"expected_order": ["search"]},
+    "check-max-tool-calls": {"max_calls": 2},
+}
 
 LISTING = [
     "content-similarity",
@@ -54,12 +75,35 @@ LISTING = [
     "textual-difference",
     "tone",
     "code-tool-call-accuracy",
+    "trajectory-accuracy",
+    "trajectory",
     "context-relevance",
     "context-precision",
     "context-recall",
     "faithfulness",
     "hallucination",
     "answer-relevancy",
+    "answer-similarity",
+    "bias",
+    "toxicity",
+    "prompt-alignment",
+    "noise-sensitivity",
+    "summarization",
+    "tool-call-accuracy-llm",
+    "multi-turn-judge",
+    "rubric",
+    "trajectory-accuracy-llm",
+    "check-includes",
+    "check-excludes",
+    "check-equals",
+    "check-matches",
+    "check-similarity",
+    "check-called-tool",
+    "check-did-not-call",
+    "check-tool-order",
+    "check-max-tool-calls",
+    "check-used-no-tools",
+    "check-no-tool-errors",
 ]
 
 
@@ -111,10 +155,10 @@ def test_every_built_in_is_rebuilt_in_another_process_from_its_spec() -> None:
     scorers = built_ins()
     assert all(scorer.spec is not None for scorer in scorers)
     here = outcomes(scorers)
-    # the scripted judge's minimal replies list no claims: the claim-based scorers then measured
-    # nothing and say so (divergences.md row 28); no scorer fails
+    # the scripted judge's minimal replies list no claims or units, and the item calls no tool:
+    # the scorers that then measured nothing say so (skipped with a reason, row 28); none fails
     assert all(
-        outcome[1] == "ok" or outcome[3].startswith("The judge found no ") for outcome in here
+        outcome[1] == "ok" or (outcome[1] == "skipped" and outcome[3]) for outcome in here
     ), here
     child = subprocess.run(
         [
@@ -261,8 +305,11 @@ def test_the_built_ins_are_listed_in_order_with_their_ids() -> None:
     assert [entry.name for entry in list_scorers()][: len(LISTING)] == LISTING
     for entry in SCORERS.values():
         module = sys.modules[entry.factory.__module__]
-        assert module.ENTRY is entry
-        assert entry.scorer_id == module.SCORER_ID
+        if hasattr(module, "ENTRY"):
+            assert module.ENTRY is entry
+            assert entry.scorer_id == module.SCORER_ID
+        else:  # a module of several small scorers (the checks) lists them in ENTRIES
+            assert entry in sys.modules[module.__package__ or ""].ENTRIES
         assert get_scorer_entry(entry.scorer_id) is entry
         options = dict(NEEDED.get(entry.name, {}))
         if entry.kind == "llm":
@@ -309,7 +356,7 @@ def test_unknown_names_suggest_the_closest() -> None:
     assert "unknown scorer 'content-similarty'; known scorers: content-similarity, " in str(
         info.value
     )
-    assert "Did you mean content-similarity?" in str(info.value)
+    assert "Did you mean content-similarity, " in str(info.value)
     with pytest.raises(ConfigError, match="unknown scorer"):
         build_scorer("nothing-like-it")
 

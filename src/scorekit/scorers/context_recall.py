@@ -17,13 +17,13 @@ schema and checked).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from scorekit.context import ContextExtractor, format_pieces
 from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
+from scorekit.messages import ground_truth_text
 from scorekit.pipeline import Scorer, ScorerRun
 from scorekit.scorers import verdicts as recipe
 from scorekit.scorers.replies import LANGUAGE_RULE, Claims, YesNo
@@ -78,13 +78,6 @@ def context_recall_score(verdicts: Sequence[str], claims: int, *, scale: float =
         0.67
     """
     return recipe.share_score(verdicts, scale=scale, denominator=claims)
-
-
-def ground_truth_text(value: Any) -> str:
-    """Return a ground truth as text: a string as is, anything else as compact JSON."""
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def _claims_prompt(reference: str) -> str:

@@ -28,7 +28,14 @@ from scorekit.pipeline import Scorer, StepContext, create_scorer
 from scorekit.scorers.registry import ScorerEntry
 from scorekit.text.sentiment import comparative
 
-__all__ = ["ENTRY", "SCORER_ID", "create_tone_scorer", "sentiment_stability", "tone_match"]
+__all__ = [
+    "ENTRY",
+    "SCORER_ID",
+    "create_tone_scorer",
+    "sentences_of",
+    "sentiment_stability",
+    "tone_match",
+]
 
 SCORER_ID = "tone-scorer"
 """The scorer's stable id (Mastra's)."""
