@@ -148,3 +148,13 @@ def test_catalog_conformance(case: dict[str, Any], expected: dict[str, Any]) -> 
         to_snake(expected["analyzeStepResult"])
     )
     assert len(judge.calls) == len(expected["judgeCalls"])
+
+
+def test_a_ground_truth_of_zero_is_a_ground_truth() -> None:
+    # Mastra tests the ground truth for truth, so 0 counts as missing and scores 0 (row 68)
+    judge = ScriptedJudge([{"claims": ["The count is 0."]}, verdicts("yes"), "why"])
+    result = create_context_recall_scorer(model=judge, context=["The count is 0."]).run_sync(
+        input="How many?", output="None.", ground_truth=0
+    )
+    assert (result.status, result.score) == ("ok", 1.0)
+    assert "\n0\n" in judge.calls[0].prompt
