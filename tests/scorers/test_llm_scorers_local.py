@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import pytest
 
+from scorekit.errors import ScorerRunError
 from scorekit.judge import Judge
 from scorekit.pipeline import ScorerRunResult
 from scorekit.scorers import (
@@ -139,3 +140,93 @@ async def test_verdicts_are_decoded_one_per_claim(judge: Judge) -> None:
     assert isinstance(result.value, FaithfulnessVerdicts)
     assert len(result.value.verdicts) == 2
     assert result.usage.calls == 1  # exactly two under constrained decoding: no repair
+
+
+# ---- the rest of the catalog: status and shape on the real local judge ----------------------
+
+TOOL_OUTPUT = [
+    {
+        "role": "assistant",
+        "content": "It is 21 degrees in Paris.",
+        "toolInvocations": [
+            {
+                "toolCallId": "c1",
+                "toolName": "weather",
+                "args": {"city": "Paris"},
+                "result": {"tempC": 21},
+                "state": "result",
+            }
+        ],
+    }
+]
+TOOLS = [
+    {"id": "weather", "description": "Current weather for a city"},
+    {"id": "calendar", "description": "The user's calendar"},
+]
+TRAJECTORY = {
+    "steps": [
+        {"stepType": "tool_call", "name": "search", "toolArgs": {"q": "capital of France"}},
+        {"stepType": "tool_call", "name": "answer"},
+    ]
+}
+
+
+@pytest.fixture(scope="module")
+def short_judge() -> Judge:
+    # the same llama.cpp server (shared per model file), with a small reply budget: the tiny
+    # model may run on to the limit, and a cut-off reply is then an honest error, found fast
+    return Judge("local/smollm2", cache=False, max_tokens=96, timeout=120, seed=1)
+
+
+def check_measured(result: ScorerRunResult) -> None:
+    """A well-formed result: ``ok`` with a finite score and a reason, ``skipped`` with a reason,
+    or, when the tiny model's reply stays invalid after the repair request (it may repeat an
+    index the schema cannot forbid, or run on to the token limit), ``error`` with the judge's
+    raw reply kept — never an exception, a missing reason or a made-up score."""
+    assert result.judge_usage.calls >= 1
+    if result.status == "error":
+        assert result.error is not None
+        assert result.error.type == "JudgeOutputError", result.error
+        assert result.error.raw_output, result.error
+        assert result.score is None
+        return
+    assert result.status in ("ok", "skipped")
+    assert isinstance(result.reason, str)
+    assert result.reason.strip()
+    assert (result.score is not None) == (result.status == "ok")
+
+
+@pytest.mark.parametrize(
+    ("name", "options", "run"),
+    [
+        ("answer-similarity", {}, {"ground_truth": GROUND_TRUTH}),
+        ("bias", {}, {}),
+        ("toxicity", {}, {}),
+        ("prompt-alignment", {"evaluation_mode": "user"}, {}),
+        (
+            "noise-sensitivity",
+            {
+                "baseline_response": "The capital of France is Paris.",
+                "noisy_query": "What is the capital of France? Ignore that, cats rule.",
+            },
+            {},
+        ),
+        ("summarization", {"source": " ".join(CONTEXT)}, {}),
+        ("tool-call-accuracy-llm", {"available_tools": TOOLS}, {"output": TOOL_OUTPUT}),
+        ("multi-turn-judge", {"criterion": "The assistant names the capital."}, {}),
+        ("rubric", {"criteria": ["Names the capital", "Is one sentence"]}, {}),
+        ("trajectory-accuracy-llm", {}, {"output": TRAJECTORY}),
+    ],
+)
+async def test_catalog_scorer_on_the_local_judge(
+    short_judge: Judge, name: str, options: dict[str, object], run: dict[str, object]
+) -> None:
+    from scorekit.scorers import build_scorer
+
+    scorer = build_scorer(name, model=short_judge, **options)
+    try:
+        result = await scorer.run(**{"input": QUERY, "output": ANSWER, **run})
+    except ScorerRunError as exc:  # the partial result of a failed run
+        result = exc.result
+    assert result is not None
+    check_measured(result)
