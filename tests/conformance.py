@@ -56,7 +56,10 @@ def corpus_missing(name: str) -> str | None:
     folder = corpus_dir(name)
     if (folder / "cases.jsonl").is_file() and (folder / "expected.jsonl").is_file():
         return None
-    return f"conformance corpus {name} not found at {folder} (set SCOREKIT_SHARED to a shared/ folder)"
+    return (
+        f"conformance corpus {name} not found at {folder} "
+        "(set SCOREKIT_SHARED to a shared/ folder)"
+    )
 
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
@@ -158,7 +161,7 @@ def stored_message(entry: Any, role: str, prefix: str, index: int) -> dict[str, 
     text = given.get("content")
     content: dict[str, Any] = {
         "format": 2,
-        "parts": given["parts"] if "parts" in given else [{"type": "text", "text": text}],
+        "parts": given.get("parts", [{"type": "text", "text": text}]),
     }
     if "content" in given:
         content["content"] = text

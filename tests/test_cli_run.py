@@ -75,7 +75,8 @@ def test_malformed_lines_are_reported_and_counted(tmp_path: Path) -> None:
     )
     out = tmp_path / "r.jsonl"
     result = runner.invoke(app, ["run", str(data), "-s", "content-similarity", "--out", str(out)])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # half the records are errors: gate 0
+    assert "verdict: failed (content-similarity-scorer: error rate 50% > 0%)" in result.stdout
     assert f"{data}:2: invalid JSON" in result.output
     assert f"{data}:3: missing field 'output'" in result.output
     records = {r["item_id"]: r for r in map(json.loads, out.read_text().splitlines())}
@@ -84,7 +85,11 @@ def test_malformed_lines_are_reported_and_counted(tmp_path: Path) -> None:
     assert records["2"]["status"] == "error"
     assert records["3"]["error"]["type"] == "DatasetError"
     summary = next(line for line in result.output.splitlines() if "content-similarity" in line)
-    assert summary.split("│")[2:5] == ["  2 ", "       0 ", "     2 "]
+    assert summary.split("│")[2:6] == ["  2 ", "       0 ", "     2 ", "        50% "]
+    tolerant = runner.invoke(
+        app, ["run", str(data), "-s", "content-similarity", "--max-error-rate", "0.5"]
+    )
+    assert tolerant.exit_code == 0, tolerant.output
 
 
 def test_options_are_parsed_as_json(tmp_path: Path) -> None:
@@ -169,7 +174,7 @@ def test_write_failure_is_reported(tmp_path: Path) -> None:
     data = tmp_path / "d.jsonl"
     data.write_text('{"input": "night", "output": "nacht"}\n')
     full = runner.invoke(app, ["run", str(data), "-s", "content-similarity", "--out", "/dev/full"])
-    assert full.exit_code == 2
+    assert full.exit_code == 3  # found mid-run: the run stopped
     assert "cannot write the results to /dev/full" in full.output
 
 
@@ -222,7 +227,7 @@ def test_bad_bytes_and_lone_surrogates_do_not_stop_the_run(tmp_path: Path) -> No
     )
     out = tmp_path / "r.jsonl"
     result = runner.invoke(app, ["run", str(data), "-s", "content-similarity", "--out", str(out)])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # the unreadable record is an error
     assert f"{data}:1: not valid UTF-8" in result.output
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [r["status"] for r in records] == ["error", "ok", "ok"]
@@ -299,4 +304,4 @@ def test_repeated_ids_are_errors_not_merged(tmp_path: Path) -> None:
     assert records["a"]["score"] == 0.25
     assert records["a#2"]["status"] == "error"
     assert "duplicate item id 'a'" in records["a#2"]["error"]["message"]
-    assert result.exit_code == 0
+    assert result.exit_code == 1  # the repeated id is an error

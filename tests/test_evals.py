@@ -118,7 +118,7 @@ def test_item_without_output_and_no_target_is_an_error() -> None:
 def test_thresholds_decide_the_verdict() -> None:
     assert run_evals_sync(ITEMS, [length_scorer()], thresholds={"length": 0.5}).verdict == "passed"
     assert run_evals_sync(ITEMS, [length_scorer()], thresholds={"length": 0.51}).verdict == "failed"
-    with pytest.raises(ConfigError, match="unknown scorer 'lenght'"):
+    with pytest.raises(ConfigError, match="thresholds: 'lenght' is not a scorer of this run"):
         run_evals_sync(ITEMS, [length_scorer()], thresholds={"lenght": 0.5})
 
 

@@ -10,7 +10,10 @@ nor patched.
 ``interruptible=True`` (what ``run_evals_sync`` asks for) makes Ctrl-C cancel the coroutine
 instead of tearing through it: from the main thread with no loop running, the first SIGINT
 cancels the task, which cleans up (stores what finished) and ends; :func:`run_sync` then raises
-``KeyboardInterrupt``. A second Ctrl-C stops at once, as usual.
+``KeyboardInterrupt``. A second Ctrl-C stops at once, as usual — except inside
+:func:`hold_interrupts`, the few milliseconds in which a run writes its last results and its
+ending: a Ctrl-C there is held until the block ends (a further one stops at once), so a
+stopped run is never left marked ``running``.
 """
 
 from __future__ import annotations
@@ -22,12 +25,12 @@ import contextvars
 import signal
 import threading
 import weakref
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from types import FrameType
 from typing import Any, TypeVar
 
-__all__ = ["run_sync"]
+__all__ = ["hold_interrupts", "run_sync"]
 
 T = TypeVar("T")
 
@@ -87,11 +90,48 @@ def _run_cancelling_on_sigint(coro: Coroutine[Any, Any, T]) -> T:
         return loop.run_until_complete(task)
     except asyncio.CancelledError:
         raise KeyboardInterrupt from None
+    except KeyboardInterrupt:
+        if not task.done():
+            # stopped at once (a second Ctrl-C): the task and the items it ran are abandoned,
+            # which asyncio would report as destroyed tasks and unretrieved exceptions
+            loop.set_exception_handler(lambda _loop, _context: None)
+        raise
     finally:
         signal.signal(
             signal.SIGINT, previous if previous is not None else signal.default_int_handler
         )
         _close(loop)
+
+
+@contextlib.contextmanager
+def hold_interrupts() -> Iterator[None]:
+    """Hold Ctrl-C off while the block runs; a SIGINT during it is delivered after it.
+
+    For short work that must not be cut in half (a run's last write and its status). On the
+    main thread only (elsewhere SIGINT never arrives); a second SIGINT during the block stops
+    at once, as usual. The held signal goes to the handler that was in place, after the block:
+    the first Ctrl-C of a run then cancels the run, a later one raises ``KeyboardInterrupt``.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    held: list[FrameType | None] = []
+
+    def hold(signum: int, frame: FrameType | None) -> None:
+        if held:  # asked twice: stop now
+            signal.default_int_handler(signum, frame)
+        held.append(frame)
+
+    signal.signal(signal.SIGINT, hold)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if held and callable(previous):
+        previous(signal.SIGINT, held[0])
+    elif held and previous != signal.SIG_IGN:
+        raise KeyboardInterrupt
 
 
 def run_sync(coro: Coroutine[Any, Any, T], *, interruptible: bool = False) -> T:

@@ -1,72 +1,76 @@
 """The ``scorekit`` command line: thin; it parses, calls the API and prints.
 
-Commands: ``run`` (a dataset with flags, or a YAML config), ``runs``, ``show``, ``compare``,
-``report`` (the stored runs), ``scorers`` (the registered scorers), ``judges`` (the judge
-providers). The run itself is planned by :mod:`scorekit.plan`, run by
-:func:`scorekit.evals.run_evals_sync`, logged by :mod:`scorekit.run_log` and printed by
-:mod:`scorekit.console`.
+Commands: ``run`` (a dataset with flags, or a YAML config; here), ``runs``, ``show``,
+``compare``, ``report`` (the stored runs: :mod:`scorekit.commands.stored`), ``scorers``,
+``judges`` (:mod:`scorekit.commands.listing`). The run itself is planned by
+:mod:`scorekit.plan`, run by :func:`scorekit.evals.run_evals_sync`, logged by
+:mod:`scorekit.run_log` and printed by :mod:`scorekit.console`.
 
-Exit codes: 0 success, 1 a run finished but its verdict failed (a threshold missed, or a scorer
-produced no ok result at all), 2 a usage error (bad option, missing file or column, unknown
-run), 130 the run was interrupted by Ctrl-C (what finished is stored; ``--resume`` continues
-it).
+Exit codes (one table for every command, :mod:`scorekit.exit_codes`): 0 success (``run``:
+the verdict passed), 1 the run finished and its verdict failed, 2 a usage error before
+anything is scored, 3 the run began but stopped on an error, 130 interrupted by Ctrl-C.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 import sys
+import uuid
 from pathlib import Path
 from typing import Annotated, Any, TextIO
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from scorekit import console
+from scorekit import __version__, console, exit_codes
+from scorekit.commands import listing, stored
+from scorekit.commands.common import DbOption, app
+from scorekit.commands.common import err as _err
+from scorekit.commands.common import fail as _fail
+from scorekit.commands.common import out as _out
 from scorekit.config import load_config
 from scorekit.errors import ConfigError, ScorekitError
 from scorekit.evals import EvalInterrupted, EvalItem, EvalRunResult, run_evals_sync
-from scorekit.plan import DataFlags, RunPlan, plan_from_config, plan_from_flags, threshold_ids
+from scorekit.plan import (
+    DataFlags,
+    RunPlan,
+    error_limits,
+    parse_error_rates,
+    plan_from_config,
+    plan_from_flags,
+    threshold_ids,
+)
 from scorekit.plan import parse_pairs as _parse_pairs
-from scorekit.report import DEFAULT_MAX_ITEMS, write_report
+from scorekit.report import write_report
 from scorekit.results import ScorerRunResult
 from scorekit.run_log import RunLog
-from scorekit.scorers.registry import list_scorers
 from scorekit.store import Store
 
 __all__ = ["TINY_MODELS", "app", "main"]
 
-app = typer.Typer(
-    name="scorekit",
-    help="Score LLM, agent and RAG outputs (a Python port of Mastra's evals scorers).",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
+_COMMANDS = (listing, stored)  # imported for their commands, registered on `app`
 
 TINY_MODELS = frozenset({"local/smollm2"})
 """Judge models that only demonstrate the pipeline; using one prints a note."""
 
 
-def _out() -> Console:
-    # made per use, so the terminal width (COLUMNS) is read when the command runs; off a
-    # terminal (pipes, CI logs) tables get room instead of cutting numbers to "0.55…"
-    out = Console()
-    if not out.is_terminal and "COLUMNS" not in os.environ:
-        out = Console(width=160)
-    return out
+def _show_version(value: bool) -> None:
+    if value:
+        _out().print(f"scorekit {__version__}", markup=False, highlight=False)
+        raise typer.Exit(exit_codes.OK)
 
 
-def _err() -> Console:
-    return Console(stderr=True, soft_wrap=True)
-
-
-def _fail(exc: BaseException, code: int = 2) -> typer.Exit:
-    _err().print(f"[red]error:[/red] {escape(str(exc))}")
-    return typer.Exit(code)
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_show_version, is_eager=True, help="Print the version and exit"
+        ),
+    ] = False,
+) -> None:
+    """Score LLM, agent and RAG outputs (a Python port of Mastra's evals scorers)."""
 
 
 def _note_tiny_models(models: set[str]) -> None:
@@ -104,12 +108,6 @@ def _open_sink(out: Path, *inputs: Path) -> TextIO:
         raise ConfigError(f"--out {out}: cannot write there ({exc.strerror})", field="out") from exc
 
 
-DbOption = Annotated[
-    str | None,
-    typer.Option(help="Results database: SQLAlchemy URL or SQLite file [.scorekit/scorekit.db]"),
-]
-
-
 @app.command()
 def run(
     data: Annotated[
@@ -140,6 +138,15 @@ def run(
     threshold: Annotated[
         list[str] | None,
         typer.Option("--threshold", "-t", help="scorer=minimum mean (repeatable)"),
+    ] = None,
+    max_error_rate: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--max-error-rate",
+            metavar="[SCORER=]SHARE",
+            help="Most errors a scorer may have, as a share of its results, for the verdict to "
+            "pass (0-1; repeatable) [0: any error fails]",
+        ),
     ] = None,
     db: DbOption = None,
     no_store: Annotated[
@@ -243,6 +250,9 @@ def run(
                         plan.scorers,
                     )
                 )
+            if max_error_rate:  # the flags replace the config's limits
+                overall, pairs = parse_error_rates(max_error_rate)
+                plan.max_error_rate = error_limits(pairs or None, plan.scorers, overall)
             plan.name = name or plan.name
             plan.db = db or plan.db
             plan.report = report or plan.report
@@ -255,6 +265,7 @@ def run(
                 options=option or [],
                 model=model,
                 thresholds=threshold or [],
+                max_error_rate=max_error_rate or [],
                 flags=DataFlags(
                     input_field=input_field,
                     output_field=output_field,
@@ -273,39 +284,43 @@ def run(
                 db=db,
                 report=report,
             )
-        plan.check()
         if resume is not None and no_store:
             raise ConfigError("--resume needs the store; drop --no-store", field="resume")
         if plan.report is not None and no_store:
             raise ConfigError(
                 "--report reads the stored run; drop --no-store (or --report)", field="report"
             )
-        sink = _open_sink(out, plan.path, data) if out is not None else None
+        plan.check()  # reads the first record: an empty dataset or a missing field stops here
         store = None if no_store else Store(plan.db)
     except ScorekitError as exc:
         raise _fail(exc) from exc
+    try:
+        # the run's id is known before it starts: the --out rows carry it
+        run_id = store.get_run(resume).id if store is not None and resume else str(uuid.uuid4())
+        sink = _open_sink(out, plan.path, data) if out is not None else None
+    except ScorekitError as exc:
+        if store is not None:
+            store.close()
+        raise _fail(exc) from exc
     _note_tiny_models(plan.models)
     try:
-        result = _execute(plan, store, resume, correlate, out, sink)
+        result = _execute(plan, store, resume, run_id, out, sink)
     finally:
         if store is not None:
             store.close()
-    if plan.thresholds:
-        _print_verdict(result)
-    if result.unmeasured:
-        _err().print(f"[red]no ok result for {escape(', '.join(result.unmeasured))}")
-    raise typer.Exit(0 if result.verdict == "passed" else 1)
+    _print_verdict(result)
+    raise typer.Exit(exit_codes.OK if result.verdict == "passed" else exit_codes.FAILED)
 
 
 def _execute(
     plan: RunPlan,
     store: Store | None,
     resume: str | None,
-    correlate: str | None,
+    run_id: str,
     out: Path | None,
     sink: TextIO | None,
 ) -> EvalRunResult:
-    log = RunLog([s.id for s in plan.scorers], correlate, sink)
+    log = RunLog([s.id for s in plan.scorers], plan.correlate, sink, run_id=run_id)
     progress = Progress(
         TextColumn("scoring"),
         BarColumn(),
@@ -329,8 +344,10 @@ def _execute(
                 concurrency=plan.concurrency,
                 on_item_complete=on_item,
                 thresholds=plan.thresholds,
+                max_error_rate=plan.max_error_rate,
                 store=store,
-                resume=resume,
+                resume=run_id if resume else None,
+                run_id=None if resume else run_id,
                 run_name=plan.name,
                 keep_items=False,
                 config=plan.config,
@@ -338,33 +355,33 @@ def _execute(
         if sink is not None:
             sink.close()
     except EvalInterrupted as stopped:
-        partial = stopped.result
-        _out().print(console.summary_table(partial.summaries, title=f"{partial.total_items} items"))
-        where = (
-            f"; stored as run {partial.run_id}. Continue it with the same command and "
-            f"--resume {partial.run_id[:8]}"
-            if store is not None
-            else ""
-        )
-        _err().print(f"[yellow]interrupted[/yellow] after {partial.total_items} items{where}")
-        raise typer.Exit(130) from None
-    except ScorekitError as exc:
+        _print_interrupted(stopped.result, store is not None)
+        raise typer.Exit(exit_codes.INTERRUPTED) from None
+    except ConfigError as exc:  # refused before the run began (resume with other scorers)
         raise _fail(exc) from exc
+    except ScorekitError as exc:  # the data source or the database failed mid-run
+        raise _fail(exc, exit_codes.STOPPED) from exc
     except OSError as exc:
         _err().print(f"[red]error:[/red] cannot write the results to {out}: {exc.strerror}")
-        raise typer.Exit(2) from exc
+        raise typer.Exit(exit_codes.STOPPED) from exc
     finally:
         if sink is not None and not sink.closed:
             with contextlib.suppress(OSError):
                 sink.close()
 
     log.report(_err())
-    if result.total_items == 0:
-        _err().print(f"[yellow]{escape(str(plan.path))} holds no records")
-    _out().print(console.summary_table(result.summaries, title=f"{result.total_items} items"))
-    _print_usage(result.judge_usage.to_dict())
-    if correlate:
-        _out().print(console.correlation_table(list(result.summaries), log.pairs, correlate))
+    _out().print(
+        console.summary_table(
+            result.summaries,
+            title=f"{result.total_items} items",
+            thresholds=result.thresholds,
+            max_error_rates=result.max_error_rates,
+            failures=result.failures,
+        )
+    )
+    stored.print_usage(result.judge_usage.to_dict())
+    if plan.correlate:
+        _out().print(console.correlation_table(list(result.summaries), log.pairs, plan.correlate))
     if out is not None:
         _out().print(f"results: {out}")
     if store is not None:
@@ -375,122 +392,37 @@ def _execute(
     return result
 
 
-def _print_usage(usage: dict[str, Any]) -> None:
-    line = console.usage_text(usage)
-    if line is not None:
-        _out().print(line, markup=False)
+def _print_interrupted(partial: EvalRunResult, stored_run: bool) -> None:
+    _out().print(console.summary_table(partial.summaries, title=f"{partial.total_items} items"))
+    where = (
+        f"; stored as run {partial.run_id} ({partial.status}). Continue it with the same "
+        f"command and --resume {partial.run_id[:8]}"
+        if stored_run
+        else ""
+    )
+    _err().print(
+        f"[yellow]interrupted[/yellow] after {partial.total_items} items, no verdict{where}"
+    )
 
 
 def _print_verdict(result: EvalRunResult) -> None:
-    for scorer_id, minimum in result.thresholds.items():
-        mean = result.summaries[scorer_id].mean
-        passed = mean is not None and mean >= minimum
-        mark = "[green]pass[/green]" if passed else "[red]FAIL[/red]"
-        _out().print(
-            f"threshold {escape(scorer_id)}: mean {console.format_score(mean)} >= {minimum:g}  "
-            f"{mark}"
-        )
-    colour = "green" if result.verdict == "passed" else "red"
-    _out().print(f"verdict: [{colour}]{result.verdict}[/{colour}]")
-
-
-def _open_store(db: str | None) -> Store:
-    try:
-        return Store(db)
-    except ScorekitError as exc:
-        raise _fail(exc) from exc
-
-
-@app.command()
-def runs(
-    db: DbOption = None,
-    limit: Annotated[int, typer.Option(min=1, help="Most runs to list")] = 20,
-) -> None:
-    """List stored runs, newest first, with each scorer's mean (as ``show`` prints it)."""
-    with _open_store(db) as store:
-        try:
-            found = [(record, store.run_summaries(record)) for record in store.list_runs(limit)]
-        except ScorekitError as exc:
-            raise _fail(exc) from exc
-    _out().print(console.runs_table(found, title=f"runs in {store.url}"))
-
-
-@app.command()
-def show(
-    run_id: Annotated[str, typer.Argument(help="Run id, unique prefix, or 'latest'")],
-    db: DbOption = None,
-) -> None:
-    """Print a stored run's summary: counts and statistics per scorer, judge usage, verdict."""
-    with _open_store(db) as store:
-        try:
-            record = store.get_run(run_id)
-            summaries = store.run_summaries(record)
-            items = store.item_count(record.id)
-        except ScorekitError as exc:
-            raise _fail(exc) from exc
-    for line in console.run_heading(record, items):
-        _out().print(line, markup=False, highlight=False)
-    _out().print(console.summary_table(summaries, thresholds=record.thresholds))
-    _print_usage(record.judge_usage)
-
-
-@app.command()
-def compare(
-    run_a: Annotated[str, typer.Argument(help="The baseline run (id, prefix or 'latest')")],
-    run_b: Annotated[str, typer.Argument(help="The run to compare with it")],
-    db: DbOption = None,
-    limit: Annotated[int, typer.Option(min=1, help="Regressed items to list")] = 10,
-) -> None:
-    """Show each scorer's mean change from RUN_A to RUN_B and the items that regressed most."""
-    with _open_store(db) as store:
-        try:
-            a, b = store.get_run(run_a), store.get_run(run_b)
-            changes, regressions = store.compare(a.id, b.id, limit=limit)
-        except ScorekitError as exc:
-            raise _fail(exc) from exc
-    _out().print(console.compare_table(a, b, changes))
-    if not regressions:
-        _out().print("no item scored lower in B")
+    failed = {sid: why for sid, why in result.failures.items() if why}
+    if result.verdict == "passed":
+        _out().print("verdict: [green]passed[/green]")
         return
-    _out().print(console.regressions_table(regressions))
+    reasons = "; ".join(f"{sid}: {', '.join(why)}" for sid, why in failed.items())
+    _out().print(f"verdict: [red]failed[/red] ({escape(reasons)})")
 
 
-@app.command()
-def report(
-    run_id: Annotated[str, typer.Argument(help="Run id, unique prefix, or 'latest'")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="The HTML file to write")] = Path(
-        "report.html"
-    ),
-    db: DbOption = None,
-    max_items: Annotated[
-        int, typer.Option(min=0, help="Items listed in the per-item table")
-    ] = DEFAULT_MAX_ITEMS,
-) -> None:
-    """Write a stored run as one self-contained HTML file (no network requests)."""
-    with _open_store(db) as store:
-        try:
-            path = write_report(store, run_id, output, max_items=max_items)
-        except (ScorekitError, OSError) as exc:
-            raise _fail(exc) from exc
-    _out().print(f"report: {path}")
+_ORDER = ("run", "runs", "show", "compare", "report", "scorers", "judges")
 
 
-@app.command()
-def scorers() -> None:
-    """List the registered scorers (built-in and installed plugins) with options and defaults."""
-    try:
-        entries = list_scorers()
-    except ScorekitError as exc:
-        raise _fail(exc) from exc
-    _out().print(console.scorers_table(entries))
+def _rank(name: str) -> int:
+    return _ORDER.index(name) if name in _ORDER else len(_ORDER)
 
 
-@app.command()
-def judges() -> None:
-    """List the judge providers: model-string prefix, endpoint, API-key variable, output mode."""
-    from scorekit.judge.providers import list_providers
-
-    _out().print(console.providers_table(list_providers()))
+# `scorekit --help` lists `run` first, though the other commands were registered before it
+app.registered_commands.sort(key=lambda c: _rank(getattr(c.callback, "__name__", "")))
 
 
 def main() -> None:

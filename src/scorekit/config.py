@@ -18,6 +18,7 @@ config file's folder. Example::
         options: {compare_to: ground_truth}
     thresholds:
       content-similarity: 0.3     # minimum mean; short name or scorer id
+    max_error_rate: 0.05          # or {faithfulness: 0.1}; default 0: any error fails
     report: ../../.scorekit/expertqa-report.html
 """
 
@@ -159,6 +160,14 @@ class RunConfig(BaseModel):
     """The scorers, in order."""
     thresholds: dict[str, Annotated[float, Strict()]] = Field(default_factory=dict)
     """Scorer (short name or id) → minimum mean for the verdict to pass."""
+    max_error_rate: (
+        Annotated[float, Strict(), Field(ge=0, le=1)]
+        | dict[str, Annotated[float, Strict(), Field(ge=0, le=1)]]
+        | None
+    ) = None
+    """The largest share of ``error`` results a scorer may have for the verdict to pass: one
+    number for every scorer, or scorer (short name or id) → number; default 0 (any error
+    fails), 1 turns the gate off (``--max-error-rate`` wins)."""
     db: str | None = None
     """Where to store results: a SQLite file path (relative to the config file's folder) or a
     SQLAlchemy URL (default ``.scorekit/scorekit.db`` under the working directory)."""

@@ -16,6 +16,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
+from scorekit.evals.gates import error_rate, format_rate
 from scorekit.judge.providers import Provider
 from scorekit.metrics import pearson, spearman
 from scorekit.scorers.registry import ScorerEntry
@@ -38,7 +39,7 @@ __all__ = [
     "usage_text",
 ]
 
-_STATISTICS = ("ok", "skipped", "error", "mean", "median", "min", "max")
+_STATISTICS = ("ok", "skipped", "error", "error rate", "mean", "median", "min", "max")
 
 
 def format_score(value: float | None) -> str:
@@ -66,14 +67,20 @@ def summary_table(
     *,
     title: str | None = None,
     thresholds: Mapping[str, float] | None = None,
+    max_error_rates: Mapping[str, float] | None = None,
+    failures: Mapping[str, Sequence[str]] | None = None,
 ) -> Table:
-    """One row per scorer: counts by status, then mean, median, min and max.
+    """One row per scorer: counts by status, error rate, mean, median, min and max; the gates.
 
     Args:
         summaries: scorer id → summary, in the order to show.
         title: the table's title.
-        thresholds: scorer id → minimum mean; given, a last column ``min.`` shows them (``—``
+        thresholds: scorer id → minimum mean; given, a column ``min. mean`` shows them (``—``
             for a scorer without one).
+        max_error_rates: scorer id → error-rate limit; given, a column ``max. errors`` shows
+            them next to the thresholds.
+        failures: scorer id → the gates it failed (:func:`scorekit.evals.gates.scorer_failures`);
+            given, a last column ``gate`` says ``pass`` or ``FAIL: why`` (a run with a verdict).
     """
     table = Table(title=title)
     width = max((len(sid) for sid in summaries), default=6)
@@ -81,12 +88,17 @@ def summary_table(
     for column in _STATISTICS:
         table.add_column(column, justify="right")
     if thresholds is not None:
-        table.add_column("min.", justify="right")
+        table.add_column("min. mean", justify="right")
+    if max_error_rates is not None:
+        table.add_column("max. errors", justify="right")
+    if failures is not None:
+        table.add_column("gate")
     for sid, summary in summaries.items():
-        cells = [
+        cells: list[str | Text] = [
             str(summary.counts["ok"]),
             str(summary.counts["skipped"]),
             str(summary.counts["error"]),
+            format_rate(error_rate(summary)),
             format_score(summary.mean),
             format_score(summary.median),
             format_score(summary.minimum),
@@ -95,35 +107,49 @@ def summary_table(
         if thresholds is not None:
             minimum = thresholds.get(sid)
             cells.append("—" if minimum is None else f"{minimum:g}")
+        if max_error_rates is not None:
+            limit = max_error_rates.get(sid)
+            cells.append("—" if limit is None else format_rate(limit))
+        if failures is not None:
+            failed = failures.get(sid, ())
+            cells.append(Text("FAIL: " + "; ".join(failed)) if failed else "pass")
         table.add_row(Text(sid), *cells)
     return table
 
 
 def means_text(summaries: Mapping[str, ScoreSummary]) -> str:
-    """``scorer=mean`` pairs, comma-separated (``a=0.6250, b=—``)."""
-    return ", ".join(f"{sid}={format_score(s.mean)}" for sid, s in summaries.items())
+    """``scorer=mean`` pairs, comma-separated, with the error rate where there were errors.
+
+    Example: ``a=0.6250, b=— (100% errors)``.
+    """
+    return ", ".join(
+        f"{sid}={format_score(s.mean)}"
+        + (f" ({format_rate(error_rate(s))} errors)" if s.counts["error"] else "")
+        for sid, s in summaries.items()
+    )
 
 
 def runs_table(
-    runs: Sequence[tuple[RunRecord, Mapping[str, ScoreSummary]]], *, title: str | None = None
+    runs: Sequence[tuple[RunRecord, Mapping[str, ScoreSummary], int]], *, title: str | None = None
 ) -> Table:
     """One row per stored run: id prefix, name, start, status, verdict, items and means.
 
     Args:
-        runs: each run with its summaries (from ``Store.run_summaries``), in the order to show.
+        runs: each run with its summaries (from ``Store.run_summaries``) and its item count
+            (as ``show`` counts them), in the order to show.
         title: the table's title.
     """
     table = Table(title=title)
     for column in ("id", "name", "started (UTC)", "status", "verdict", "items", "means"):
         table.add_column(column, no_wrap=column in ("id", "started (UTC)"))
-    for record, summaries in runs:
+    for record, summaries, items in runs:
         table.add_row(
             record.id[:8],
             Text(record.name or ""),
             format_time(record.started_at),
             record.status,
             record.verdict or "—",
-            str(record.total_items),
+            str(items),
             Text(means_text(summaries)),
         )
     return table
@@ -224,16 +250,27 @@ def correlation_table(
     return table
 
 
-def scorers_table(entries: Sequence[ScorerEntry]) -> Table:
-    """One row per registered scorer: name, id, kind, options with defaults, what it measures."""
+def _option_text(name: str, required: bool, default: Any) -> str:
+    if required:
+        return f"{name} (required)"
+    if default is None:  # no default value: the option is simply left out
+        return f"{name} (optional)"
+    return f"{name}={default!r}"
+
+
+def scorers_table(entries: Sequence[ScorerEntry], broken: Sequence[tuple[str, str]] = ()) -> Table:
+    """One row per registered scorer: name, id, kind, options with defaults, what it measures.
+
+    Args:
+        entries: the scorers that load.
+        broken: (name, error) of registered scorers that do not (a broken plugin): listed
+            with kind ``broken`` and the error, so one bad package hides no other scorer.
+    """
     table = Table(title="scorers")
     for column in ("name", "id", "kind", "options (default)", "measures"):
         table.add_column(column)
     for entry in entries:
-        options = [
-            f"{opt.name} (required)" if opt.required else f"{opt.name}={opt.default!r}"
-            for opt in entry.options()
-        ]
+        options = [_option_text(opt.name, opt.required, opt.default) for opt in entry.options()]
         table.add_row(
             Text(entry.name),
             Text(entry.scorer_id or "—"),
@@ -241,6 +278,8 @@ def scorers_table(entries: Sequence[ScorerEntry]) -> Table:
             Text("\n".join(options)),
             Text(entry.summary),
         )
+    for name, error in broken:
+        table.add_row(Text(name), "—", "broken", "—", Text(error))
     return table
 
 

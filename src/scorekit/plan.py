@@ -9,6 +9,7 @@ with the run's judge settings.
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -19,6 +20,7 @@ from typing import Any, Literal
 from scorekit.config import RunConfig, load_target
 from scorekit.dataset import FieldMap, read_dataset
 from scorekit.errors import ConfigError
+from scorekit.evals.gates import check_max_error_rate, check_thresholds, resolve_scorer_keys
 from scorekit.items import EvalItem, Target
 from scorekit.judge.judge import Judge
 from scorekit.pipeline import Scorer
@@ -30,6 +32,8 @@ __all__ = [
     "RunPlan",
     "assign_options",
     "build_scorers",
+    "error_limits",
+    "parse_error_rates",
     "parse_pairs",
     "parse_value",
     "plan_from_config",
@@ -105,20 +109,44 @@ def assign_options(entries: Sequence[ScorerEntry], raw: Sequence[str]) -> dict[s
 def threshold_ids(raw: Mapping[str, Any], scorers: Sequence[Scorer]) -> dict[str, float]:
     """Map threshold keys (scorer ids, or any name the registry knows) to scorer ids.
 
+    The one resolution ``run_evals(thresholds=...)`` uses too
+    (:func:`scorekit.evals.gates.check_thresholds`).
+
     Raises:
-        ConfigError: an unknown scorer name, or a value that is not a number
-            (``field="thresholds"``).
+        ConfigError: a key naming no scorer of the run, or a value that is not a finite
+            number (``field="thresholds"``).
     """
-    ids = {s.id for s in scorers}
-    found: dict[str, float] = {}
-    for key, value in raw.items():
-        scorer_id = key if key in ids else get_entry(key).scorer_id
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ConfigError(
-                f"threshold {key!r} must be a number, got {value!r}", field="thresholds"
-            )
-        found[scorer_id] = float(value)
-    return found
+    return check_thresholds(raw, [s.id for s in scorers])
+
+
+def error_limits(
+    raw: Any, scorers: Sequence[Scorer], overall: Any = None
+) -> dict[str, float] | None:
+    """Resolve ``max_error_rate`` to scorer id → limit, for every scorer.
+
+    Args:
+        raw: a number for every scorer, scorer name → number, or ``None``.
+        scorers: the run's scorers.
+        overall: the limit of the scorers a mapping leaves out (default: the default limit).
+
+    Returns:
+        The limits, or ``None`` when nothing was given (the default limits, or a resumed
+        run's stored ones, apply).
+
+    Raises:
+        ConfigError: a value outside 0..1, a key naming no scorer (``field="max_error_rate"``).
+    """
+    if raw is None and overall is None:
+        return None
+    ids = [s.id for s in scorers]
+    limits = check_max_error_rate(overall, ids)  # no overall: the default for every scorer
+    if isinstance(raw, Mapping):
+        named = resolve_scorer_keys(raw, ids, field="max_error_rate")
+        given = check_max_error_rate(named, ids)
+        limits.update({sid: given[sid] for sid in named})
+    elif raw is not None:
+        limits = check_max_error_rate(raw, ids)
+    return limits
 
 
 class JudgePool:
@@ -196,6 +224,8 @@ class RunPlan:
         target: the application under test, or ``None``.
         concurrency: items scored at once.
         thresholds: scorer id → minimum mean.
+        max_error_rate: scorer id → error-rate limit, or ``None`` (the default limits, or a
+            resumed run's).
         models: the judge model strings the LLM scorers use.
         db: the results database (``None``: the default SQLite file).
         report: where to write the HTML report, or ``None``.
@@ -214,16 +244,41 @@ class RunPlan:
     db: str | None
     report: Path | None
     config: dict[str, Any] = field(default_factory=dict)
+    max_error_rate: dict[str, float] | None = None
+    correlate: str | None = None
 
     def check(self) -> None:
-        """Refuse two scorers with one id.
+        """Refuse what would only fail once scoring began; call it before the run starts.
+
+        Reads the first record (the items stay lazy: it is put back): a dataset without
+        records, a header or first record without a named field, or without the
+        ``--correlate`` field, is a usage error before anything is scored or stored.
 
         Raises:
-            ConfigError: a scorer is named twice (``field="scorer"``).
+            ConfigError: a scorer is named twice (``field="scorer"``); the dataset holds no
+                records (``field="data"``); the first record has no ``correlate`` field
+                (``field="correlate"``); the reader's own errors (a missing column).
         """
         ids = [s.id for s in self.scorers]
         if len(set(ids)) != len(ids):
             raise ConfigError("a scorer is named twice", field="scorer")
+        first = next(self.items, None)
+        if first is None:
+            raise ConfigError(
+                f"{self.path} holds no records: there is nothing to score", field="data"
+            )
+        self.items = itertools.chain([first], self.items)
+        if self.correlate and _lacks(first, self.correlate):
+            raise ConfigError(
+                f"--correlate {self.correlate!r}: the first record has no such field "
+                f"({first.load_error})",
+                field="correlate",
+            )
+
+
+def _lacks(item: EvalItem, name: str) -> bool:
+    # the reader names the first missing field; the label is the last one it checks
+    return item.load_error is not None and item.load_error.endswith(f"missing field {name!r}")
 
 
 def _models(entries: Sequence[tuple[ScorerEntry, Any]]) -> set[str]:
@@ -286,10 +341,12 @@ def plan_from_config(
         target=target,
         concurrency=concurrency or config.concurrency,
         thresholds=threshold_ids(config.thresholds, scorers),
+        max_error_rate=error_limits(config.max_error_rate, scorers),
         models=_models(entries),
         db=config.database(),
         report=config.resolve(config.report) if config.report else None,
         config={**config.model_dump(mode="json", exclude={"base_dir"}), "model": run_model},
+        correlate=correlate,
     )
 
 
@@ -325,6 +382,7 @@ def plan_from_flags(
     options: Sequence[str],
     model: str | None,
     thresholds: Sequence[str],
+    max_error_rate: Sequence[str] = (),
     flags: DataFlags,
     correlate: str | None,
     concurrency: int | None,
@@ -366,6 +424,7 @@ def plan_from_flags(
         required=frozenset(explicit),
     )
     models, built = _chosen(scorers, options, model, JudgePool(judge_options))
+    overall, pairs = parse_error_rates(max_error_rate)
     return RunPlan(
         name=name,
         path=data,
@@ -384,6 +443,7 @@ def plan_from_flags(
         thresholds=threshold_ids(
             parse_pairs(thresholds, flag="--threshold", what="scorer=minimum"), built
         ),
+        max_error_rate=error_limits(pairs or None, built, overall),
         models=models,
         db=db,
         report=report,
@@ -393,4 +453,30 @@ def plan_from_flags(
             "options": list(options),
             "model": model,
         },
+        correlate=correlate,
     )
+
+
+def parse_error_rates(raw: Sequence[str]) -> tuple[Any, dict[str, Any]]:
+    """Read ``--max-error-rate`` texts: ``0.05`` (every scorer) and/or ``scorer=0.1``.
+
+    Returns:
+        The bare number (``None`` without one) and scorer → number; the pairs override the
+        number for their scorers (``--max-error-rate 0.01 --max-error-rate faithfulness=0.1``).
+
+    Raises:
+        ConfigError: a text that is neither (``field="max-error-rate"``).
+    """
+    overall: Any = None
+    pairs: dict[str, Any] = {}
+    for text in raw:
+        if "=" in text:
+            pairs.update(parse_pairs([text], flag="--max-error-rate", what="scorer=share"))
+            continue
+        overall = parse_value(text)
+        if isinstance(overall, str):
+            raise ConfigError(
+                f"--max-error-rate {text!r}: expected a share from 0 to 1, or scorer=share",
+                field="max-error-rate",
+            )
+    return overall, pairs

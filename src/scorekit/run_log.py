@@ -1,8 +1,8 @@
 """``RunLog``: the per-item bookkeeping of a command-line run.
 
-It writes one JSON line per (item, scorer) to the ``--out`` file, collects the problems to
-report at the end (unreadable records, failed results, labels that are not numbers, repeated
-ids), and the (score, label) pairs of ``--correlate``.
+It writes one JSON line per (item, scorer) to the ``--out`` file (:func:`out_row`), collects
+the problems to report at the end (unreadable records, failed results, labels that are not
+numbers, repeated ids), and the (score, label) pairs of ``--correlate``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from rich.markup import escape
 from scorekit.items import EvalItem
 from scorekit.results import ScorerRunResult
 
-__all__ = ["RunLog"]
+__all__ = ["RunLog", "out_row"]
 
 _SHOWN_ERRORS = 10  # failed results listed one by one; the rest are counted
 _SHOWN_UNREADABLE = 20  # unreadable records listed one by one
@@ -33,6 +33,33 @@ def _label(item: EvalItem, column: str) -> float | None:
     return number if math.isfinite(number) else None
 
 
+def out_row(run_id: str | None, item: EvalItem, result: ScorerRunResult) -> dict[str, Any]:
+    """One ``--out`` line: the run, the item and one scorer's result, as the store keeps them.
+
+    Keys: ``run_id`` (the run's id: the stored run's, unless ``--no-store``), ``item_id``,
+    ``scorer_id``, ``scorer_run_id`` (this scorer run's own id), then the result's fields
+    (``status``, ``score``, ``reason``, step results, prompts, ``error``, ``judge_usage``,
+    ``duration_s``, the input, output and ground truth it saw), and the item's ``context`` and
+    ``metadata``; ``expected_trajectory`` and ``additional_context`` are the item's when it
+    has them.
+    """
+    data = result.to_dict()
+    row: dict[str, Any] = {
+        "run_id": run_id,
+        "item_id": item.id,
+        "scorer_id": data.pop("scorer_id"),
+        "scorer_run_id": data.pop("run_id"),
+        **data,
+        "context": list(item.context) if item.context is not None else None,
+        "metadata": dict(item.metadata),
+    }
+    for name in ("expected_trajectory", "additional_context"):
+        value = getattr(item, name)
+        if value is not None:
+            row[name] = value
+    return row
+
+
 class RunLog:
     """Per-item bookkeeping of one ``scorekit run``; call it as ``on_item_complete``.
 
@@ -40,9 +67,18 @@ class RunLog:
         scorer_ids: the run's scorers.
         correlate: the metadata field holding each item's human label, or ``None``.
         sink: the open ``--out`` file, or ``None``.
+        run_id: the run's id, written in every ``--out`` line.
     """
 
-    def __init__(self, scorer_ids: Sequence[str], correlate: str | None, sink: TextIO | None):
+    def __init__(
+        self,
+        scorer_ids: Sequence[str],
+        correlate: str | None,
+        sink: TextIO | None,
+        *,
+        run_id: str | None = None,
+    ):
+        self.run_id = run_id
         self.correlate = correlate
         self.sink = sink
         self.pairs: dict[str, list[tuple[float, float]]] = {sid: [] for sid in scorer_ids}
@@ -73,8 +109,8 @@ class RunLog:
                 self.bad_labels.append(f"line {where}: {item.metadata.get(self.correlate)!r}")
         for scorer_id, result in results.items():
             if self.sink is not None:
-                record = {"item_id": item.id, **result.to_dict()}
-                self.sink.write(json.dumps(record, ensure_ascii=False) + "\n")
+                record = out_row(self.run_id, item, result)
+                self.sink.write(json.dumps(record, ensure_ascii=False, default=repr) + "\n")
             if result.status == "error" and item.load_error is None:
                 self.result_error_count += 1
                 if len(self.result_errors) < _SHOWN_ERRORS and result.error is not None:

@@ -45,6 +45,7 @@ def test_a_run_is_stored_with_every_field(tmp_path: Path) -> None:
         store=db,
         run_name="first",
         thresholds={"length": 0.4},
+        max_error_rate={"picky": 0.5},
         config={"dataset": "inline"},
     )
     # read with plain sqlite3: the file is a real database others can open
@@ -57,7 +58,10 @@ def test_a_run_is_stored_with_every_field(tmp_path: Path) -> None:
         assert run.status == "finished"
         assert run.verdict == "passed"
         assert run.total_items == 3
-        assert run.config == {"dataset": "inline"}
+        assert run.config == {
+            "dataset": "inline",
+            "max_error_rate": {"length": 0.0, "picky": 0.5},
+        }
         assert run.thresholds == {"length": 0.4}
         assert run.scorer_ids == ["length", "picky"]
         assert run.totals["length"]["counts"] == {"ok": 3, "skipped": 0, "error": 0}
@@ -154,3 +158,40 @@ def test_scorer_stats_and_compare(tmp_path: Path) -> None:
     assert [(r.item_id, r.scorer_id) for r in regressions] == [("c", "length"), ("a", "length")]
     assert regressions[0].delta == pytest.approx(-0.7)
     assert (regressions[1].score_a, regressions[1].score_b) == (0.5, pytest.approx(0.3))
+
+
+def test_a_run_is_found_by_its_name_and_an_ambiguous_reference_lists_the_runs(
+    tmp_path: Path,
+) -> None:
+    from datetime import datetime, timezone
+
+    from scorekit.errors import StoreError
+
+    with Store(tmp_path / "n.db") as store:
+        for run_id, name, second in (("aa11", "nightly", 1), ("bb22", "nightly", 2)):
+            store.start_run(
+                run_id,
+                name=name,
+                scorers=[{"id": "s"}],
+                started_at=datetime(2026, 1, 1, 0, 0, second, tzinfo=timezone.utc),
+            )
+        store.start_run("cc33", name="weekly", scorers=[{"id": "s"}])
+        assert store.get_run("weekly").id == "cc33"
+        assert store.get_run("aa").id == "aa11"  # prefixes as before
+        with pytest.raises(StoreError) as info:
+            store.get_run("nightly")
+        assert str(info.value) == (
+            f"'nightly' matches several runs in {store.url}: bb22 nightly started "
+            "2026-01-01 00:00:02; aa11 nightly started 2026-01-01 00:00:01; give more of an id"
+        )
+
+
+def test_a_missing_sqlite_file_is_not_created_when_reading(tmp_path: Path) -> None:
+    from scorekit.errors import StoreError
+
+    missing = tmp_path / "nope" / "x.db"
+    with pytest.raises(StoreError, match=r"no database at .*x\.db \(nothing is stored there yet\)"):
+        Store(missing, create=False)
+    with pytest.raises(StoreError, match="no database at"):
+        Store(f"sqlite:///{missing}", create=False)
+    assert not missing.parent.exists()

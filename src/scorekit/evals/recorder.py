@@ -18,6 +18,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, get_args
 
+from scorekit._sync import hold_interrupts
 from scorekit.errors import ConfigError, StoreError
 from scorekit.items import ItemResult
 from scorekit.pipeline import Scorer
@@ -29,7 +30,25 @@ if TYPE_CHECKING:  # imported when a store is used: SQLAlchemy is a large import
     from scorekit.store.store import Store
     from scorekit.store.writer import ResultWriter
 
-__all__ = ["ResumedRun", "RunRecorder", "stored_result"]
+__all__ = ["ERROR_LIMITS_KEY", "ResumedRun", "RunRecorder", "stored_error_limits", "stored_result"]
+
+ERROR_LIMITS_KEY = "max_error_rate"
+"""The key of a stored run's ``config`` that holds its error-rate limits (scorer id → share)."""
+
+
+def stored_error_limits(config: Mapping[str, Any]) -> dict[str, float] | None:
+    """A stored run's error-rate limits (scorer id → share), ``None`` when it has none.
+
+    A run stored before the error-rate gate existed has none: its verdict did not use it.
+    """
+    raw = config.get(ERROR_LIMITS_KEY) if isinstance(config, Mapping) else None
+    if not isinstance(raw, Mapping):
+        return None
+    return {
+        str(sid): float(v)
+        for sid, v in raw.items()
+        if isinstance(v, (int, float)) and not isinstance(v, bool)
+    }
 
 
 def stored_result(record: ResultRecord) -> ScorerRunResult:
@@ -56,6 +75,10 @@ class ResumedRun:
             not scored again.
         failed: (item id, scorer id) → the stored ``error`` result; these pairs are scored
             again, and their new rows replace the old.
+        thresholds: the stored thresholds (scorer id → minimum mean).
+        scorer_ids: the stored run's scorer ids.
+        max_error_rates: the stored error-rate limits (scorer id → share), or ``None`` for a
+            run stored before that gate existed.
 
     Take an item's pairs out with :meth:`take`; what is left in both at the end belongs to
     items the new data did not hold, whose stored rows still count in the run's summaries
@@ -67,6 +90,8 @@ class ResumedRun:
     done: dict[tuple[str, str], ScorerRunResult] = field(default_factory=dict)
     failed: dict[tuple[str, str], ScorerRunResult] = field(default_factory=dict)
     thresholds: dict[str, float] = field(default_factory=dict)
+    scorer_ids: list[str] = field(default_factory=list)
+    max_error_rates: dict[str, float] | None = None
 
     def take(self, item_id: str, scorer_ids: Sequence[str]) -> dict[str, ScorerRunResult]:
         """Remove one item's pairs; return its ``done`` results (scorer id → result)."""
@@ -160,6 +185,11 @@ class RunRecorder:
         """The recorded run's id, once started or resumed."""
 
     @property
+    def finished(self) -> bool:
+        """Whether :meth:`finish` was called (the run's ending is written, or failed to be)."""
+        return self._finished
+
+    @property
     def url(self) -> str:
         """The store's URL, password masked."""
         return self.store.url
@@ -191,6 +221,7 @@ class RunRecorder:
         name: str | None = None,
         config: Mapping[str, Any] | None = None,
         thresholds: Mapping[str, float] | None = None,
+        max_error_rates: Mapping[str, float] | None = None,
     ) -> str:
         """Record a new run (status ``running``) and start its writer.
 
@@ -200,6 +231,8 @@ class RunRecorder:
             name: a name for the run.
             config: JSON data describing what was run.
             thresholds: scorer id → minimum mean.
+            max_error_rates: scorer id → the error-rate limit of the verdict; stored in the
+                run's config under ``max_error_rate`` (:data:`ERROR_LIMITS_KEY`).
 
         Returns:
             The run's id.
@@ -209,11 +242,14 @@ class RunRecorder:
         """
         rows = [_scorer_row(scorer) for scorer in scorers]
         self._scorer_ids = frozenset(str(row["id"]) for row in rows)
+        stored_config = dict(config or {})
+        if max_error_rates is not None:
+            stored_config[ERROR_LIMITS_KEY] = dict(max_error_rates)
         self.store.start_run(
             run_id,
             name=name,
             scorers=rows,
-            config=config,
+            config=stored_config,
             thresholds=thresholds,
             source=self.source,
         )
@@ -259,7 +295,15 @@ class RunRecorder:
             for r in self.store.results(stored.id, statuses=("error",), light=True)
         }
         self._scorer_ids = frozenset(stored.scorer_ids)
-        return ResumedRun(stored.id, stored.name, done, failed, dict(stored.thresholds))
+        return ResumedRun(
+            stored.id,
+            stored.name,
+            done,
+            failed,
+            dict(stored.thresholds),
+            list(stored.scorer_ids),
+            stored_error_limits(stored.config),
+        )
 
     def resume(self, run_id: str) -> None:
         """Mark a stored run ``running`` again and start its writer.
@@ -343,21 +387,23 @@ class RunRecorder:
             )
         self._finished = True
         failure: StoreError | None = None
-        try:
-            if self._writer is not None:
-                # synchronous on purpose: a second cancellation must not lose the last batch
-                self._writer.close()
-        except StoreError as exc:
-            failure, status = exc, "failed"
-        finally:
-            self._writer = None
-        self.store.finish_run(
-            self.run_id,
-            status=status,
-            total_items=total_items,
-            judge_usage=(judge_usage or JudgeUsage()).to_dict(),
-            verdict=verdict if status == "finished" else None,
-        )
+        # a Ctrl-C now would leave the run `running` with its last batch unwritten: held
+        with hold_interrupts():
+            try:
+                if self._writer is not None:
+                    # synchronous on purpose: a second cancellation must not lose the last batch
+                    self._writer.close()
+            except StoreError as exc:
+                failure, status = exc, "failed"
+            finally:
+                self._writer = None
+            self.store.finish_run(
+                self.run_id,
+                status=status,
+                total_items=total_items,
+                judge_usage=(judge_usage or JudgeUsage()).to_dict(),
+                verdict=verdict if status == "finished" else None,
+            )
         if failure is not None:
             raise failure
         return status

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from scorekit.errors import ScorekitError
+from scorekit.evals.gates import run_verdict, scorer_failures
 from scorekit.items import ItemResult
 from scorekit.results import Status
 from scorekit.store.records import RunStatus
@@ -28,27 +29,6 @@ class RunSummary:
     counts: dict[str, dict[Status, int]]
 
 
-def run_verdict(
-    summaries: dict[str, ScoreSummary], thresholds: dict[str, float]
-) -> Literal["passed", "failed"]:
-    """The verdict of a run: ``"passed"`` or ``"failed"``.
-
-    ``"failed"`` when a scorer got no ``ok`` result at all (nothing was measured), or a
-    thresholded scorer's mean is below its minimum.
-
-    Args:
-        summaries: scorer id → summary.
-        thresholds: scorer id → minimum mean (each id must be in ``summaries``).
-    """
-    if any(s.counts["ok"] == 0 for s in summaries.values()):
-        return "failed"
-    for scorer_id, minimum in thresholds.items():
-        mean = summaries[scorer_id].mean
-        if mean is None or mean < minimum:
-            return "failed"
-    return "passed"
-
-
 @dataclass
 class EvalRunResult:
     """The outcome of :func:`~scorekit.evals.run_evals`.
@@ -61,7 +41,11 @@ class EvalRunResult:
         judge_usage: judge usage summed over every scorer run (calls, tokens, cache hits).
         items: per-item results, in completion order (empty when ``keep_items=False``).
         thresholds: scorer id → minimum mean, as given.
-        status: ``"finished"``, or ``"interrupted"`` for the partial result of a cancelled run.
+        max_error_rates: scorer id → the most ``error`` results (as a share of the scorer's
+            results) the verdict allows (see :mod:`scorekit.evals.gates`).
+        status: ``"running"`` while the run goes on, then ``"finished"``; ``"interrupted"``
+            for the partial result of a cancelled run, ``"failed"`` for one that stopped on
+            an error.
         store_url: the database the run was stored in (password masked), or ``None``.
         resumed: whether this run continued a stored run (``resume=``); its summaries then
             cover the whole run, stored results included.
@@ -74,6 +58,7 @@ class EvalRunResult:
     judge_usage: JudgeUsage = field(default_factory=JudgeUsage)
     items: list[ItemResult] = field(default_factory=list)
     thresholds: dict[str, float] = field(default_factory=dict)
+    max_error_rates: dict[str, float] = field(default_factory=dict)
     status: RunStatus = "running"
     store_url: str | None = None
     resumed: bool = False
@@ -103,9 +88,24 @@ class EvalRunResult:
         return [sid for sid, s in self.summaries.items() if s.counts["ok"] == 0]
 
     @property
-    def verdict(self) -> Literal["passed", "failed"]:
-        """``"failed"`` when a scorer got no ``ok`` result or missed its threshold."""
-        return run_verdict(self.summaries, self.thresholds)
+    def failures(self) -> dict[str, list[str]]:
+        """Scorer id → the gates it failed, as short reasons (empty: it passed).
+
+        See :func:`scorekit.evals.gates.scorer_failures`.
+        """
+        return scorer_failures(self.summaries, self.thresholds, self.max_error_rates)
+
+    @property
+    def verdict(self) -> Literal["passed", "failed"] | None:
+        """The verdict of a ``finished`` run; ``None`` for a run that did not finish.
+
+        ``"failed"`` when a scorer got no ``ok`` result, missed its threshold or had more
+        errors than its ``max_error_rate``; else ``"passed"``. A run that is still going, was
+        interrupted or stopped on an error has no verdict: what it measured is partial.
+        """
+        if self.status != "finished":
+            return None
+        return run_verdict(self.summaries, self.thresholds, self.max_error_rates)
 
     def totals(self) -> dict[str, dict[str, Any]]:
         """Scorer id → the summary as JSON data (:meth:`ScoreSummary.to_dict`)."""

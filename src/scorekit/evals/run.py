@@ -16,15 +16,15 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import math
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scorekit._sync import run_sync
-from scorekit.errors import ConfigError
+from scorekit.errors import ConfigError, StoreError
 from scorekit.evals.executor import DEFAULT_CONCURRENCY, Executor, ItemTask, LocalExecutor
+from scorekit.evals.gates import check_max_error_rate, check_thresholds
 from scorekit.evals.item import ItemJob
 from scorekit.evals.recorder import ResumedRun, RunRecorder
 from scorekit.evals.result import DataSourceError, EvalInterrupted, EvalRunResult
@@ -42,36 +42,6 @@ __all__ = ["ItemCallback", "run_evals", "run_evals_sync"]
 
 ItemCallback = Callable[[EvalItem, Any, dict[str, ScorerRunResult]], Any]
 """``on_item_complete(item, output, scorer_results)``, sync or async."""
-
-
-def _check_thresholds(
-    thresholds: Mapping[str, float] | None, scorers: Sequence[Scorer]
-) -> dict[str, float]:
-    ids = {s.id for s in scorers}
-    limits: dict[str, float] = {}
-    if thresholds is not None and not isinstance(thresholds, Mapping):
-        raise ConfigError(
-            f"thresholds must be a mapping of scorer id to minimum mean, not "
-            f"{type(thresholds).__name__}",
-            field="thresholds",
-        )
-    for scorer_id, minimum in (thresholds or {}).items():
-        if scorer_id not in ids:
-            raise ConfigError(
-                f"threshold for unknown scorer {scorer_id!r}; scorers: {', '.join(sorted(ids))}",
-                field="thresholds",
-            )
-        if (
-            isinstance(minimum, bool)
-            or not isinstance(minimum, (int, float))
-            or not math.isfinite(minimum)
-        ):
-            raise ConfigError(
-                f"threshold for {scorer_id!r} must be a finite number, got {minimum!r}",
-                field="thresholds",
-            )
-        limits[scorer_id] = float(minimum)
-    return limits
 
 
 def _executor(executor: Executor | None, concurrency: int | None) -> Executor:
@@ -110,8 +80,10 @@ class _Run:
         executor: Executor | None = None,
         on_item_complete: ItemCallback | None = None,
         thresholds: Mapping[str, float] | None = None,
+        max_error_rate: float | Mapping[str, float] | None = None,
         store: Store | str | Path | None = None,
         resume: str | None = None,
+        run_id: str | None = None,
         run_name: str | None = None,
         keep_items: bool = True,
         config: Mapping[str, Any] | None = None,
@@ -123,9 +95,13 @@ class _Run:
             raise ConfigError(
                 f"target must be callable, not {type(target).__name__}", field="target"
             )
-        limits = _check_thresholds(thresholds, self.job.scorers)
+        scorer_ids = self.job.scorer_ids
+        limits = check_thresholds(thresholds, scorer_ids)
+        error_limits = check_max_error_rate(max_error_rate, scorer_ids)
         if resume is not None and store is None:
             raise ConfigError("resume= needs a store= to resume from", field="resume")
+        if run_id is not None and (not isinstance(run_id, str) or not run_id.strip()):
+            raise ConfigError(f"run_id must be a non-empty string, not {run_id!r}", field="run_id")
         if on_item_complete is not None and not callable(on_item_complete):
             raise ConfigError(
                 f"on_item_complete must be callable, not {type(on_item_complete).__name__}",
@@ -147,21 +123,30 @@ class _Run:
         self.config = dict(config or {})
         self.recorder = RunRecorder(store) if store is not None else None
         self.resumed: ResumedRun | None = None
-        run_id = str(uuid.uuid4())
+        new_id = run_id or str(uuid.uuid4())
         if self.recorder is not None and resume is not None:
             try:
                 self.resumed = self.recorder.load(resume, scorers=self.job.scorers)
                 limits = self._resumed_thresholds(limits, self.resumed)
+                error_limits = self._resumed_error_limits(
+                    error_limits if max_error_rate is not None else None, self.resumed
+                )
+                if run_id is not None and run_id != self.resumed.run_id:
+                    raise ConfigError(
+                        f"run_id {run_id!r} is not the resumed run {self.resumed.run_id}",
+                        field="run_id",
+                    )
             except BaseException:
                 self.recorder.close()
                 raise
-            run_id = self.resumed.run_id
+            new_id = self.resumed.run_id
             run_name = run_name or self.resumed.name
         self.result = EvalRunResult(
-            run_id=run_id,
+            run_id=new_id,
             run_name=run_name,
             summaries={s.id: ScoreSummary(s.id) for s in self.job.scorers},
             thresholds=limits,
+            max_error_rates=error_limits,
             store_url=self.recorder.url if self.recorder is not None else None,
             resumed=resume is not None,
         )
@@ -179,6 +164,21 @@ class _Run:
             )
         return given
 
+    @staticmethod
+    def _resumed_error_limits(
+        given: dict[str, float] | None, resumed: ResumedRun
+    ) -> dict[str, float]:
+        """A resumed run keeps its stored error-rate limits, as it keeps its thresholds."""
+        if resumed.max_error_rates is None:  # stored before the gate: the default applies
+            return given if given is not None else check_max_error_rate(None, resumed.scorer_ids)
+        if given is None or given == resumed.max_error_rates:
+            return dict(resumed.max_error_rates)
+        raise ConfigError(
+            f"run {resumed.run_id} has the error-rate limits {resumed.max_error_rates}; resume "
+            f"it with those (or none), not {given}",
+            field="max_error_rate",
+        )
+
     def _open(self) -> None:
         if self.recorder is None:
             return
@@ -191,6 +191,7 @@ class _Run:
                 name=self.result.run_name,
                 config=self.config,
                 thresholds=self.result.thresholds,
+                max_error_rates=self.result.max_error_rates,
             )
 
     async def _tasks(self) -> AsyncIterator[ItemTask]:
@@ -248,7 +249,7 @@ class _Run:
             raise
         finally:
             self.result.status = status
-            if self.recorder is not None:
+            if self.recorder is not None and not self.recorder.finished:
                 try:
                     self.result.status = self.recorder.finish(
                         status,
@@ -256,12 +257,34 @@ class _Run:
                         judge_usage=self.result.judge_usage,
                         verdict=self.result.verdict,
                     )
-                except BaseException:
+                except StoreError:  # the row says failed; a held Ctrl-C changes nothing
                     self.result.status = "failed"
                     raise
                 finally:
                     self.recorder.close()
         return self.result
+
+    def abandon(self) -> None:
+        """End a run whose task was stopped at once (a second Ctrl-C) as ``interrupted``.
+
+        The task never reached its own ending, so the stored run would stay ``running`` while
+        the caller reports it interrupted. What was queued is written, then the run's row;
+        a run that did end is left as it is.
+        """
+        if self.result.status == "running":
+            self.result.status = "interrupted"
+        if self.recorder is None or self.recorder.finished:
+            return
+        try:
+            self.result.status = self.recorder.finish(
+                "interrupted",
+                total_items=self.result.total_items,
+                judge_usage=self.result.judge_usage,
+            )
+        except StoreError:
+            self.result.status = "failed"
+        finally:
+            self.recorder.close()
 
 
 async def run_evals(
@@ -273,8 +296,10 @@ async def run_evals(
     executor: Executor | None = None,
     on_item_complete: ItemCallback | None = None,
     thresholds: Mapping[str, float] | None = None,
+    max_error_rate: float | Mapping[str, float] | None = None,
     store: Store | str | Path | None = None,
     resume: str | None = None,
+    run_id: str | None = None,
     run_name: str | None = None,
     keep_items: bool = True,
     config: Mapping[str, Any] | None = None,
@@ -294,13 +319,22 @@ async def run_evals(
             default a :class:`~scorekit.evals.executor.LocalExecutor` on this event loop.
         on_item_complete: called as ``(item, output, scorer_results)`` after each item; sync or
             async. An exception in it ends the run (it is the caller's code).
-        thresholds: scorer id → minimum mean score for the verdict to pass.
+        thresholds: scorer → minimum mean score for the verdict to pass; a scorer is named by
+            its id or any name the registry knows for it (``"faithfulness"``), as on the
+            command line.
+        max_error_rate: the largest share of ``error`` results (errors / results) a scorer
+            may have for the verdict to pass: one number from 0 to 1 for every scorer, or
+            scorer → number (scorers left out keep the default). ``None``: the default, 0
+            (any error fails the verdict; :data:`~scorekit.evals.gates.DEFAULT_MAX_ERROR_RATE`),
+            or a resumed run's stored limits. 1 turns the gate off.
         store: where to store the run: a :class:`~scorekit.store.Store`, a SQLAlchemy URL or
             a SQLite file path. ``None``: nothing is stored.
         resume: the id (or unique prefix) of a stored run to continue: (item id, scorer id)
             pairs stored as ``ok`` or ``skipped`` are not run again, the rest (errors, and
             items never reached) are, and their new rows replace the old. Needs ``store`` and
             the same scorer ids; items are matched by ``id``.
+        run_id: the new run's id (default a new uuid4), e.g. to name it before it starts; a
+            resumed run keeps its own (``run_id`` may only repeat it).
         run_name: a name for the run (a resumed run keeps its stored name by default).
         keep_items: keep per-item results in the returned value (turn off for large runs:
             memory then stays flat whatever the dataset's size).
@@ -308,11 +342,12 @@ async def run_evals(
 
     Returns:
         The run's summaries, judge usage, verdict (``failed`` when a scorer got no ``ok``
-        result, or a threshold is missed) and, optionally, per-item results.
+        result, missed its threshold, or had more errors than its ``max_error_rate``) and,
+        optionally, per-item results.
 
     Raises:
-        ConfigError: bad ``data``, ``scorers``, ``concurrency``, ``executor``, ``thresholds``
-            or ``resume`` (before any item runs).
+        ConfigError: bad ``data``, ``scorers``, ``concurrency``, ``executor``, ``thresholds``,
+            ``max_error_rate``, ``run_id`` or ``resume`` (before any item runs).
         StoreError: the store cannot be opened or written; the run stops (its row says
             ``failed``).
         DataSourceError: ``data`` raised while being read; the items read before it were
@@ -328,8 +363,10 @@ async def run_evals(
         executor=executor,
         on_item_complete=on_item_complete,
         thresholds=thresholds,
+        max_error_rate=max_error_rate,
         store=store,
         resume=resume,
+        run_id=run_id,
         run_name=run_name,
         keep_items=keep_items,
         config=config,
@@ -347,7 +384,9 @@ def run_evals_sync(
     From the main thread with no event loop running (a script, the CLI), Ctrl-C cancels the
     run cleanly (through the one sync bridge, :func:`scorekit._sync.run_sync`): what finished
     is stored, the run is marked ``interrupted``, and :class:`EvalInterrupted` (a
-    ``KeyboardInterrupt``) carries the partial result. A second Ctrl-C stops at once.
+    ``KeyboardInterrupt``) carries the partial result (no verdict). A second Ctrl-C stops at
+    once: items in flight and their cleanup are abandoned, but the run is still marked
+    ``interrupted`` (never left ``running``) with what was written.
 
     Raises:
         EvalInterrupted: Ctrl-C stopped the run.
@@ -357,4 +396,5 @@ def run_evals_sync(
     try:
         return run_sync(run.execute(), interruptible=True)
     except KeyboardInterrupt:
+        run.abandon()
         raise EvalInterrupted(run.result) from None

@@ -50,32 +50,60 @@ __all__ = ["DEFAULT_DB_PATH", "Store", "resolve_url"]
 DEFAULT_DB_PATH = Path(".scorekit") / "scorekit.db"
 """Where the default SQLite database lives, relative to the working directory."""
 
+_CANDIDATES = 10  # runs an ambiguous reference lists
 
-def resolve_url(db: str | Path | None) -> str:
+
+def _sqlite_path(db: str | Path | None) -> Path | None:
+    """The file of a SQLite ``db`` value, ``None`` for in-memory and other databases."""
+    if db is None:
+        return DEFAULT_DB_PATH
+    if isinstance(db, Path) or "://" not in db:
+        return Path(db)
+    try:
+        url = make_url(db)
+    except ArgumentError:
+        return None
+    if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
+        return Path(url.database)
+    return None
+
+
+def resolve_url(db: str | Path | None, *, create: bool = True) -> str:
     """Turn a ``--db`` / ``store=`` value into a SQLAlchemy URL.
 
     Args:
         db: ``None`` for the default SQLite file, a filesystem path (``str`` without ``://``,
             or a ``Path``) for a SQLite file there, or a SQLAlchemy URL.
+        create: for a SQLite file, create its directory when missing; ``False``: the file
+            must exist (reading commands never create a database).
 
     Returns:
-        The URL. For a SQLite file, the file's directory is created when missing.
+        The URL.
 
     Raises:
-        StoreError: the URL cannot be parsed.
+        StoreError: the URL cannot be parsed; the SQLite file's directory cannot be made (a
+            file in the way, no permission); ``create=False`` and the SQLite file does not
+            exist or is a directory.
     """
-    if db is None:
-        db = DEFAULT_DB_PATH
-    if isinstance(db, Path) or "://" not in db:
-        path = Path(db)
-        path.parent.mkdir(parents=True, exist_ok=True)
+    path = _sqlite_path(db)
+    if db is not None and not isinstance(db, Path) and "://" in db:
+        try:
+            make_url(db)
+        except ArgumentError as exc:
+            raise StoreError(f"not a database URL: {db!r} ({exc})") from exc
+    if path is not None:
+        if path.is_dir():
+            raise StoreError(f"the database {path} is a directory; give a file name")
+        if not create and not path.exists():
+            raise StoreError(f"no database at {path} (nothing is stored there yet)")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"cannot make the folder of the database {path}: {exc.strerror or exc}"
+            ) from exc
+    if db is None or isinstance(db, Path) or "://" not in db:
         return f"sqlite:///{path}"
-    try:
-        url = make_url(db)
-    except ArgumentError as exc:
-        raise StoreError(f"not a database URL: {db!r} ({exc})") from exc
-    if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
-        Path(url.database).parent.mkdir(parents=True, exist_ok=True)
     return db
 
 
@@ -103,10 +131,13 @@ class Store:
     Args:
         db: ``None`` (the default SQLite file ``.scorekit/scorekit.db``), a path to a SQLite
             file, or any SQLAlchemy URL. The tables are created when missing.
+        create: ``False``: a SQLite file must already exist (the reading commands, ``show``,
+            ``report``, never create an empty database where a path was mistyped).
 
     Raises:
-        StoreError: the database cannot be opened or its tables created; the message holds
-            the URL with any password masked.
+        StoreError: the database cannot be opened or its tables created, or (``create=False``)
+            its SQLite file does not exist; the message holds the URL with any password
+            masked.
 
     Example:
         >>> with Store("sqlite:///:memory:") as store:
@@ -114,8 +145,8 @@ class Store:
         []
     """
 
-    def __init__(self, db: str | Path | None = None) -> None:
-        url = resolve_url(db)
+    def __init__(self, db: str | Path | None = None, *, create: bool = True) -> None:
+        url = resolve_url(db, create=create)
         parsed = make_url(url)
         self.url = parsed.render_as_string(hide_password=True)
         """The database URL, password masked."""
@@ -326,10 +357,14 @@ class Store:
             raise self._fail("listing runs", exc) from exc
 
     def get_run(self, ref: str) -> RunRecord:
-        """Return one run by its id, a unique prefix of it (``"3f2a"``), or ``"latest"``.
+        """Return one run by its id, a unique prefix of it (``"3f2a"``), its name, or ``"latest"``.
+
+        An exact id wins; otherwise the runs whose id starts with ``ref`` or whose name is
+        ``ref`` must be exactly one.
 
         Raises:
-            StoreError: no run matches, or the prefix matches several runs.
+            StoreError: no run matches, or several do (the message lists them: id, name,
+                start).
         """
         try:
             with self._engine.connect() as conn:
@@ -341,15 +376,24 @@ class Store:
                     found = list(conn.execute(select(runs).where(runs.c.id == ref)))
                     if not found and ref:
                         escaped = ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-                        query = select(runs).where(runs.c.id.like(escaped + "%", escape="\\"))
-                        found = list(conn.execute(query.limit(2)))
+                        query = select(runs).where(
+                            runs.c.id.like(escaped + "%", escape="\\") | (runs.c.name == ref)
+                        )
+                        order = query.order_by(runs.c.started_at.desc(), runs.c.id)
+                        found = list(conn.execute(order.limit(_CANDIDATES + 1)))
         except SQLAlchemyError as exc:
             raise self._fail("reading a run", exc, ref) from exc
         if not found:
             raise StoreError(f"no run {ref!r} in {self.url}", url=self.url, run_id=ref)
         if len(found) > 1:
+            listed = "; ".join(
+                f"{row.id[:8]} {row.name or '(no name)'} started "
+                f"{cast(datetime, utc(row.started_at)):%Y-%m-%d %H:%M:%S}"
+                for row in found[:_CANDIDATES]
+            )
+            more = " and more" if len(found) > _CANDIDATES else ""
             raise StoreError(
-                f"{ref!r} matches several runs in {self.url}; give more of the id",
+                f"{ref!r} matches several runs in {self.url}: {listed}{more}; give more of an id",
                 url=self.url,
                 run_id=ref,
             )

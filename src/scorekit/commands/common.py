@@ -1,0 +1,61 @@
+"""What every command shares: the Typer ``app``, the two consoles, errors → exit codes."""
+
+from __future__ import annotations
+
+import os
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from scorekit import exit_codes
+from scorekit.errors import ScorekitError
+from scorekit.store import Store
+
+__all__ = ["DbOption", "app", "err", "fail", "open_store", "out"]
+
+app = typer.Typer(
+    name="scorekit",
+    help="Score LLM, agent and RAG outputs (a Python port of Mastra's evals scorers).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+DbOption = Annotated[
+    str | None,
+    typer.Option(help="Results database: SQLAlchemy URL or SQLite file [.scorekit/scorekit.db]"),
+]
+
+
+def out() -> Console:
+    """The console of results (stdout), made per use so ``COLUMNS`` is read when it runs."""
+    # off a terminal (pipes, CI logs) tables get room instead of cutting numbers to "0.55…"
+    console = Console()
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console = Console(width=160)
+    return console
+
+
+def err() -> Console:
+    """The console of notes and errors (stderr)."""
+    return Console(stderr=True, soft_wrap=True)
+
+
+def fail(exc: BaseException, code: int = exit_codes.USAGE) -> typer.Exit:
+    """Print ``error: <exc>`` on stderr; return the ``typer.Exit`` to raise (default 2)."""
+    err().print(f"[red]error:[/red] {escape(str(exc))}")
+    return typer.Exit(code)
+
+
+def open_store(db: str | None, *, create: bool = False) -> Store:
+    """Open the store of a command; a reading command (``create=False``) never makes a file.
+
+    Raises:
+        typer.Exit: 2, the database cannot be opened or (reading) does not exist.
+    """
+    try:
+        return Store(db, create=create)
+    except ScorekitError as exc:
+        raise fail(exc) from exc

@@ -1,0 +1,137 @@
+"""``scorekit runs``, ``show``, ``compare`` and ``report``: the stored runs.
+
+Each reads a run's per-scorer summaries through ``Store.run_summaries`` (so every view prints
+the same numbers) and its item count through :func:`item_count`, and opens the database
+without creating it: a mistyped ``--db`` is an error (exit 2), not a new empty file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from scorekit import console
+from scorekit.commands.common import DbOption, app, fail, open_store, out
+from scorekit.errors import ScorekitError
+from scorekit.evals.gates import scorer_failures
+from scorekit.evals.recorder import stored_error_limits
+from scorekit.report import DEFAULT_MAX_ITEMS, write_report
+from scorekit.store import Store
+from scorekit.store.records import RunRecord
+
+__all__ = ["compare", "item_count", "report", "runs", "show"]
+
+
+def item_count(store: Store, record: RunRecord) -> int:
+    """The items of a run as every view counts them.
+
+    An ended run's stored total (items processed); a run still ``running`` (or crashed) has
+    no total yet: its distinct items with stored results.
+
+    Raises:
+        StoreError: the read failed.
+    """
+    if record.status == "running":
+        return store.item_count(record.id)
+    return record.total_items
+
+
+def print_usage(usage: dict[str, object]) -> None:
+    """Print a run's judge usage line, when it made judge calls."""
+    line = console.usage_text(usage)
+    if line is not None:
+        out().print(line, markup=False)
+
+
+@app.command()
+def runs(
+    db: DbOption = None,
+    limit: Annotated[int, typer.Option(min=1, help="Most runs to list")] = 20,
+) -> None:
+    """List stored runs, newest first, with each scorer's mean (as ``show`` prints it)."""
+    with open_store(db) as store:
+        try:
+            found = [
+                (record, store.run_summaries(record), item_count(store, record))
+                for record in store.list_runs(limit)
+            ]
+        except ScorekitError as exc:
+            raise fail(exc) from exc
+    out().print(console.runs_table(found, title=f"runs in {store.url}"))
+
+
+@app.command()
+def show(
+    run_id: Annotated[str, typer.Argument(help="Run id, unique prefix, name, or 'latest'")],
+    db: DbOption = None,
+) -> None:
+    """Print a stored run's summary: counts and statistics per scorer, its gates and verdict."""
+    with open_store(db) as store:
+        try:
+            record = store.get_run(run_id)
+            summaries = store.run_summaries(record)
+            items = item_count(store, record)
+        except ScorekitError as exc:
+            raise fail(exc) from exc
+    for line in console.run_heading(record, items):
+        out().print(line, markup=False, highlight=False)
+    limits = stored_error_limits(record.config)
+    failures = (
+        scorer_failures(summaries, record.thresholds, limits)
+        if record.status == "finished"
+        else None
+    )
+    out().print(
+        console.summary_table(
+            summaries,
+            thresholds=record.thresholds,
+            max_error_rates=limits,
+            failures=failures,
+        )
+    )
+    if record.status != "finished":
+        out().print(f"no verdict: the run is {record.status}", markup=False)
+    print_usage(record.judge_usage)
+
+
+@app.command()
+def compare(
+    run_a: Annotated[str, typer.Argument(help="The baseline run (id, prefix, name or 'latest')")],
+    run_b: Annotated[str, typer.Argument(help="The run to compare with it")],
+    db: DbOption = None,
+    limit: Annotated[int, typer.Option(min=1, help="Regressed items to list")] = 10,
+) -> None:
+    """Show each scorer's mean change from RUN_A to RUN_B and the items that regressed most."""
+    with open_store(db) as store:
+        try:
+            a, b = store.get_run(run_a), store.get_run(run_b)
+            changes, regressions = store.compare(a.id, b.id, limit=limit)
+        except ScorekitError as exc:
+            raise fail(exc) from exc
+    out().print(console.compare_table(a, b, changes))
+    if not regressions:
+        out().print("no item scored lower in B")
+        return
+    out().print(console.regressions_table(regressions))
+
+
+@app.command()
+def report(
+    run_id: Annotated[str, typer.Argument(help="Run id, unique prefix, name, or 'latest'")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="The HTML file to write")] = Path(
+        "report.html"
+    ),
+    db: DbOption = None,
+    max_items: Annotated[
+        int, typer.Option(min=0, help="Items listed in the per-item table")
+    ] = DEFAULT_MAX_ITEMS,
+) -> None:
+    """Write a stored run as one self-contained HTML file (no network requests)."""
+    with open_store(db) as store:
+        try:
+            path = write_report(store, run_id, output, max_items=max_items)
+        except (ScorekitError, OSError) as exc:
+            raise fail(exc) from exc
+    out().print(f"report: {path}")
