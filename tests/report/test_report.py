@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import sqlite3
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -152,7 +153,8 @@ def test_report_summary_histogram_and_items(tmp_path: Path) -> None:
     assert "three" in text
     assert "failed" in text  # the verdict: mean 0.5333 < 0.9
     assert "0.5333" in text  # mean of length
-    assert "≥ 0.90 fail" in text
+    assert "≥ 0.90" in text  # the threshold, and the gate that failed with its reason
+    assert "fail mean 0.5333 < 0.9" in text
     assert page.tags.count("svg") == 2
     assert page.tags.count("rect") == 20  # ten bins per scorer
     titles = [t for t in page.text if t.startswith("[")]
@@ -212,3 +214,25 @@ def test_report_shows_sub_results_of_the_trajectory_scorer(tmp_path: Path) -> No
     assert page.tags.count("table") >= 1
     assert "<script>alert(" not in html
     assert any("<script>alert(" in t for t in page.text)  # the step name, shown as text
+
+
+def test_report_gates_agree_with_the_verdict(tmp_path: Path) -> None:
+    # an all-error scorer: the verdict fails, its gate says why, its error rate is 100%
+    db = tmp_path / "g.db"
+    items = [{"id": i, "input": "q", "output": out} for i, out in enumerate(["a", "b"])]
+    result = run_evals_sync(
+        items, [failing_on({"a", "b"}), length_scorer()], store=db, max_error_rate=0.5
+    )
+    assert result.verdict == "failed"
+    with Store(db) as store:
+        text = " ".join(" ".join(parse(render_report(store, result.run_id)).text).split())
+    with sqlite3.connect(db) as conn:  # as a stopped run is stored: no verdict
+        conn.execute("update runs set status = 'interrupted', verdict = null")
+    with Store(db) as store:
+        stopped = " ".join(" ".join(parse(render_report(store, result.run_id)).text).split())
+    assert "failed" in text
+    assert "fail no ok result; error rate 100% > 50%" in text  # picky: every result an error
+    assert "≤ 50%" in text  # the stored limit is shown
+    summary = stopped.split("Summary", 1)[1].split("Judge", 1)[0]
+    assert "no verdict" in stopped
+    assert "fail" not in summary and "pass" not in summary  # no gate is judged

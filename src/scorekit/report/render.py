@@ -17,6 +17,8 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from pydantic_core import to_jsonable_python
 
+from scorekit.evals.gates import error_rate, format_rate, scorer_failures
+from scorekit.evals.recorder import stored_error_limits
 from scorekit.report.histogram import Bin, bins_of
 from scorekit.store.records import ResultRecord, RunRecord
 from scorekit.store.store import Store
@@ -155,6 +157,7 @@ def _environment() -> Environment:
         pretty=_pretty,
         short=_short,
         number=_number,
+        rate=format_rate,
         band=_band,
         text=_text,
         subresults=_sub_results,
@@ -185,10 +188,16 @@ def render_report(store: Store, run_ref: str, *, max_items: int = DEFAULT_MAX_IT
     total = store.item_count(run.id)
     names = {str(s["id"]): str(s.get("name") or s["id"]) for s in run.scorers}
     ended = run.finished_at or datetime.now(timezone.utc)
+    limits = stored_error_limits(run.config)
+    # the gates the verdict used (evals.gates), per scorer; an unfinished run has no verdict
+    failures = scorer_failures(stats, run.thresholds, limits) if run.status == "finished" else {}
     template = _environment().get_template("report.html.j2")
     return template.render(
         run=run,
         stats=stats,
+        failures=failures,
+        error_limits=limits,
+        error_rates={sid: format_rate(error_rate(s)) for sid, s in stats.items()},
         bins=bins,
         names=names,
         items=items,
