@@ -69,9 +69,19 @@ def _target(value: Any, field: str) -> str:
     return value
 
 
-def _text(messages: list[Any], separator: str) -> str | None:
+def _reply_text(messages: list[Any], separator: str, *, fold: bool = False) -> str | NotScorable:
+    """Return the assistant texts joined (lower-cased when ``fold``), or a skip if none has text."""
     texts = assistant_texts(messages)
-    return separator.join(texts) if any(texts) else None
+    if not any(texts):
+        return not_scorable(NO_TEXT)
+    text = separator.join(texts)
+    return text.lower() if fold else text
+
+
+def _case(target: str, ignore_case: Any) -> tuple[str, bool]:
+    """The target as compared (lower-cased with ``ignore_case``) and whether to fold case."""
+    fold = check_flag(ignore_case, field="ignore_case")
+    return (target.lower() if fold else target), fold
 
 
 def includes(expected: str, *, ignore_case: bool = True) -> Scorer:
@@ -94,17 +104,12 @@ def includes(expected: str, *, ignore_case: bool = True) -> Scorer:
         >>> includes("sunny").run_sync(output=reply).score
         1.0
     """
-    target = _target(expected, "expected")
-    fold = check_flag(ignore_case, field="ignore_case")
-    if fold:
-        target = target.lower()
+    target, fold = _case(_target(expected, "expected"), ignore_case)
 
     def preprocess(messages: list[Any]) -> dict[str, Any] | NotScorable:
-        output = _text(messages, " ")
-        if output is None:
-            return not_scorable(NO_TEXT)
-        if fold:
-            output = output.lower()
+        output = _reply_text(messages, " ", fold=fold)
+        if isinstance(output, NotScorable):
+            return output
         return {"output": output, "target": target, "found": target in output}
 
     return check_scorer(
@@ -134,17 +139,12 @@ def excludes(unwanted: str, *, ignore_case: bool = True) -> Scorer:
         >>> excludes("error").run_sync(output=reply).score
         1.0
     """
-    target = _target(unwanted, "unwanted")
-    fold = check_flag(ignore_case, field="ignore_case")
-    if fold:
-        target = target.lower()
+    target, fold = _case(_target(unwanted, "unwanted"), ignore_case)
 
     def preprocess(messages: list[Any]) -> dict[str, Any] | NotScorable:
-        output = _text(messages, " ")
-        if output is None:
-            return not_scorable(NO_TEXT)
-        if fold:
-            output = output.lower()
+        output = _reply_text(messages, " ", fold=fold)
+        if isinstance(output, NotScorable):
+            return output
         return {"output": output, "target": target, "excluded": target not in output}
 
     return check_scorer(
@@ -177,17 +177,12 @@ def equals(expected: str, *, ignore_case: bool = True) -> Scorer:
         >>> equals("AB").run_sync(output=reply).score
         1.0
     """
-    target = _target(expected, "expected")
-    fold = check_flag(ignore_case, field="ignore_case")
-    if fold:
-        target = target.lower()
+    target, fold = _case(_target(expected, "expected"), ignore_case)
 
     def preprocess(messages: list[Any]) -> dict[str, Any] | NotScorable:
-        output = _text(messages, "")
-        if output is None:
-            return not_scorable(NO_TEXT)
-        if fold:
-            output = output.lower()
+        output = _reply_text(messages, "", fold=fold)
+        if isinstance(output, NotScorable):
+            return output
         return {"output": output, "target": target, "is_equal": output == target}
 
     return check_scorer(
@@ -271,9 +266,9 @@ def matches(pattern: Pattern, *, exact: bool = False) -> Scorer:
     whole = check_flag(exact, field="exact")
 
     def preprocess(messages: list[Any]) -> dict[str, Any] | NotScorable:
-        output = _text(messages, "")
-        if output is None:
-            return not_scorable(NO_TEXT)
+        output = _reply_text(messages, "")
+        if isinstance(output, NotScorable):
+            return output
         return {
             "output": output,
             "pattern": matcher.shown,
@@ -341,17 +336,13 @@ def similarity(
             "expected must have a non-whitespace character: the similarity ignores whitespace",
             field="expected",
         )
-    fold = check_flag(ignore_case, field="ignore_case")
+    target, fold = _case(target, ignore_case)
     limit = _threshold(threshold)
-    if fold:
-        target = target.lower()
 
     def preprocess(messages: list[Any]) -> dict[str, Any] | NotScorable:
-        output = _text(messages, " ")
-        if output is None:
-            return not_scorable(NO_TEXT)
-        if fold:
-            output = output.lower()
+        output = _reply_text(messages, " ", fold=fold)
+        if isinstance(output, NotScorable):
+            return output
         result: dict[str, Any] = {
             "output": output,
             "target": target,
