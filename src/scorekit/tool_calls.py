@@ -22,9 +22,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from scorekit.errors import ConfigError
 from scorekit.messages import messages_of
 
-__all__ = ["CALLED_STATES", "ToolCallInfo", "extract_tool_calls", "message_tool_invocations"]
+__all__ = [
+    "CALLED_STATES",
+    "ToolCallInfo",
+    "extract_tool_calls",
+    "message_tool_invocations",
+    "run_tool_calls",
+]
 
 CALLED_STATES = frozenset({"result", "call", "output-error"})
 """Invocation states that count as a call (Mastra 1.10.2)."""
@@ -161,3 +168,21 @@ def extract_tool_calls(output: Any) -> list[ToolCallInfo]:
                 )
             )
     return calls
+
+
+def run_tool_calls(input: Any, output: Any) -> list[ToolCallInfo]:
+    """Return the tool calls of a run's output, as Mastra's tool-call scorers read a run.
+
+    Args:
+        input: the run's input; it must hold at least one message.
+        output: the run's output; it must hold at least one message.
+
+    Raises:
+        ConfigError: the input or the output holds no message, or is malformed (``field``
+            ``"input"`` / ``"output"``).
+    """
+    if not messages_of(input, field="input"):
+        raise ConfigError("input must hold at least one message", field="input")
+    if not messages_of(output, field="output"):
+        raise ConfigError("output must hold at least one message", field="output")
+    return extract_tool_calls(output)

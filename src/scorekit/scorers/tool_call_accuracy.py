@@ -3,7 +3,7 @@
 Score: 0 or 1.
 
 Formula (Mastra evals 1.10.2 code tool-call-accuracy), with ``actual`` the names of the tools
-called in the output (:func:`scorekit.tool_calls.extract_tool_calls`: Mastra agent messages and
+called in the output (:func:`scorekit.tool_calls.run_tool_calls`: Mastra agent messages and
 OpenAI-style ``tool_calls``), first rule that applies:
 
 1. no tool was called → 0;
@@ -26,11 +26,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from scorekit.errors import ConfigError
-from scorekit.messages import messages_of
 from scorekit.options import check_flag
 from scorekit.pipeline import Scorer, StepContext, create_scorer
 from scorekit.scorers.registry import ScorerEntry
-from scorekit.tool_calls import extract_tool_calls
+from scorekit.tool_calls import run_tool_calls
 
 __all__ = [
     "ENTRY",
@@ -153,12 +152,7 @@ def create_tool_call_accuracy_scorer_code(
         )
 
     def preprocess(ctx: StepContext) -> dict[str, Any]:
-        run = ctx.run
-        if not messages_of(run.input, field="input"):
-            raise ConfigError("input must hold at least one message", field="input")
-        if not messages_of(run.output, field="output"):
-            raise ConfigError("output must hold at least one message", field="output")
-        calls = extract_tool_calls(run.output)
+        calls = run_tool_calls(ctx.run.input, ctx.run.output)
         actual = [call.tool_name for call in calls]
         if expected_tool:
             correct = (

@@ -1,7 +1,7 @@
 """Tool-Call Accuracy (LLM): whether the tools an agent called were the right ones.
 
 Score range ``[0, 1]`` (there is no ``scale``, as in Mastra); higher is better. The tool calls
-are read from the run's output (:func:`scorekit.tool_calls.extract_tool_calls`, the same rules
+are read from the run's output (:func:`scorekit.tool_calls.run_tool_calls`, the same rules
 as the code scorer: Mastra ``toolInvocations`` and ``tool-invocation`` parts merged, states
 ``result`` / ``call`` / ``output-error``). A judge sees the user's request, the agent's answer,
 the calls numbered from 0 and the available tools, and returns one evaluation per call
@@ -45,13 +45,13 @@ from scorekit.errors import ConfigError
 from scorekit.judge.judge import Judge, to_judge
 from scorekit.judge.model import JudgeModel
 from scorekit.judge.structured import SchemaSpec
-from scorekit.messages import get_assistant_message, get_user_message, messages_of
+from scorekit.messages import get_assistant_message, get_user_message
 from scorekit.pipeline import PromptStep, Scorer, StepContext, create_scorer
 from scorekit.rounding import format_score, round_to_two_decimals
 from scorekit.scorers import tool_call_accuracy_llm_prompts as prompts
 from scorekit.scorers.registry import ScorerEntry
 from scorekit.scorers.replies import EXPECTED_ITEMS, CountedReply, JudgeReply
-from scorekit.tool_calls import extract_tool_calls
+from scorekit.tool_calls import run_tool_calls
 
 __all__ = [
     "CALLED_TOOLS",
@@ -283,12 +283,7 @@ def create_tool_call_accuracy_scorer_llm(
     judge = to_judge(model, prompts.INSTRUCTIONS)
 
     def preprocess(ctx: StepContext) -> dict[str, Any]:
-        run = ctx.run
-        if not messages_of(run.input, field="input"):
-            raise ConfigError("input must hold at least one message", field="input")
-        if not messages_of(run.output, field="output"):
-            raise ConfigError("output must hold at least one message", field="output")
-        calls = extract_tool_calls(run.output)
+        calls = run_tool_calls(ctx.run.input, ctx.run.output)
         return {
             "actual_tools": [call.tool_name for call in calls],
             "has_tool_calls": bool(calls),
