@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from scorekit.cli import app
+from scorekit.store import Store
 from tests.conformance import REPO_ROOT
 
 runner = CliRunner(env={"COLUMNS": "200"})
@@ -173,9 +174,17 @@ def test_out_errors_exit_2_before_scoring(tmp_path: Path) -> None:
 def test_write_failure_is_reported(tmp_path: Path) -> None:
     data = tmp_path / "d.jsonl"
     data.write_text('{"input": "night", "output": "nacht"}\n')
-    full = runner.invoke(app, ["run", str(data), "-s", "content-similarity", "--out", "/dev/full"])
+    db = tmp_path / "runs.db"
+    full = runner.invoke(
+        app,
+        ["run", str(data), "-s", "content-similarity", "--out", "/dev/full", "--db", str(db)],
+    )
     assert full.exit_code == 3  # found mid-run: the run stopped
     assert "cannot write the results to /dev/full" in full.output
+    assert "Task exception was never retrieved" not in full.output
+    with Store(db) as store:  # the stored run agrees: it did not finish
+        (run,) = store.list_runs()
+        assert (run.status, run.verdict) == ("failed", None)
 
 
 def test_bom_csv_reads_its_first_column(tmp_path: Path) -> None:

@@ -107,10 +107,11 @@ class RunLog:
             if label is None:
                 where = item.metadata.get("line", item.id)
                 self.bad_labels.append(f"line {where}: {item.metadata.get(self.correlate)!r}")
+        if self.sink is not None:
+            # written through per item: a full disk fails the run while it is recorded (the
+            # stored run then ends failed), not at the last flush after it was stored finished
+            self._write_rows(item, results)
         for scorer_id, result in results.items():
-            if self.sink is not None:
-                record = out_row(self.run_id, item, result)
-                self.sink.write(json.dumps(record, ensure_ascii=False, default=repr) + "\n")
             if result.status == "error" and item.load_error is None:
                 self.result_error_count += 1
                 if len(self.result_errors) < _SHOWN_ERRORS and result.error is not None:
@@ -120,6 +121,13 @@ class RunLog:
                     )
             if label is not None and result.status == "ok" and result.score is not None:
                 self.pairs[scorer_id].append((result.score, label))
+
+    def _write_rows(self, item: EvalItem, results: dict[str, ScorerRunResult]) -> None:
+        assert self.sink is not None
+        for result in results.values():
+            record = out_row(self.run_id, item, result)
+            self.sink.write(json.dumps(record, ensure_ascii=False, default=repr) + "\n")
+        self.sink.flush()
 
     def report(self, err: Console) -> None:
         """Print the problems seen, on ``err``."""

@@ -106,6 +106,11 @@ class LocalExecutor:
             finally:
                 slots.release()
 
+        def settled(item_future: asyncio.Future[None]) -> None:
+            running.discard(item_future)
+            if not item_future.cancelled():
+                item_future.exception()  # retrieved: ``failures`` re-raises it below
+
         try:
             while True:
                 await slots.acquire()  # a free slot first: only then is the next item read
@@ -117,7 +122,7 @@ class LocalExecutor:
                     break
                 started = asyncio.ensure_future(score(task))
                 running.add(started)
-                started.add_done_callback(running.discard)
+                started.add_done_callback(settled)
             while running and not failures:
                 await asyncio.wait(set(running), return_when=asyncio.FIRST_EXCEPTION)
         finally:
