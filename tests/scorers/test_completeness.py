@@ -4,20 +4,38 @@ import pytest
 
 from scorekit.errors import ConfigError, ScorerRunError
 from scorekit.scorers.completeness import coverage, create_completeness_scorer
-from tests.conformance import cases_for, run_args
+from tests.conformance import REAL, cases_for, corpus_missing, run_args
 
 CASES = cases_for("completeness")
 
-# Measured with benchmarks/completeness_parity.py: 50 of 50 scored cases exact. The floor below
-# leaves room for tagger updates; every case must stay within the 0.15.
-EXACT_FLOOR = 0.9
-MAX_DIFFERENCE = 0.15
+# The real-text corpus target (benchmarks/completeness_parity.py measures it).
+REAL_EXACT_FLOOR = 0.97
+REAL_MAX_DIFFERENCE = 0.1
 
 
-def test_corpus_share_and_largest_difference() -> None:
+def test_corpus_every_case_exact() -> None:
+    scorer = create_completeness_scorer()
+    scored = 0
+    for case, expected in CASES:
+        if "error" in expected:
+            continue
+        result = scorer.run_sync(**run_args(case))
+        assert result.status == "ok", case["id"]
+        assert result.score == expected["score"], case["id"]
+        scored += 1
+    assert scored == 50
+
+
+@pytest.mark.skipif(corpus_missing(REAL) is not None, reason=corpus_missing(REAL) or "")
+@pytest.mark.xfail(
+    strict=True,
+    reason="495/511 = 96.9 % exact (496 needed), largest difference 0.059 "
+    "(benchmarks/completeness_parity.py); remove this mark when the target is reached",
+)
+def test_real_corpus_share_and_largest_difference() -> None:
     scorer = create_completeness_scorer()
     exact, scored, worst = 0, 0, 0.0
-    for case, expected in CASES:
+    for case, expected in cases_for("completeness", corpus=REAL):
         if "error" in expected:
             continue
         result = scorer.run_sync(**run_args(case))
@@ -26,9 +44,9 @@ def test_corpus_share_and_largest_difference() -> None:
         scored += 1
         exact += result.score == expected["score"]
         worst = max(worst, abs(result.score - expected["score"]))
-    assert scored == 50
-    assert exact / scored >= EXACT_FLOOR
-    assert worst <= MAX_DIFFERENCE
+    assert scored > 0
+    assert exact / scored >= REAL_EXACT_FLOOR
+    assert worst <= REAL_MAX_DIFFERENCE
 
 
 @pytest.mark.parametrize(
@@ -116,6 +134,25 @@ def test_non_english_and_whitespace(reference: str, output: str, score: float) -
 def test_very_long_inputs() -> None:
     text = "The agent answered the question and the judge scored the answer. " * 160  # ~10k chars
     result = create_completeness_scorer().run_sync(input=text, output=text[: len(text) // 2])
+    assert result.score == 1.0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "word " * 20_000,  # no punctuation
+        "a" * 100_000,  # one long word
+        "ab " * 30_000,  # repeated characters
+        "東京は日本の首都です" * 10_000,  # CJK
+        "def f(x):\n    return x*2  # doubled\n" * 2_000,  # code
+        "running " * 20_000,  # one endless verb phrase
+    ],
+    ids=["unpunctuated", "long-word", "repeated", "cjk", "code", "verbs"],
+)
+def test_pathological_inputs(text: str) -> None:
+    # timing is measured in benchmarks, not asserted here: this checks these inputs score
+    result = create_completeness_scorer().run_sync(input=text, output=text)
+    assert result.status == "ok"
     assert result.score == 1.0
 
 

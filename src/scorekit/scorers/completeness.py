@@ -3,8 +3,9 @@
 Score range ``[0, 1]``; 1 means every element of the reference is covered.
 
 Formula (Mastra evals 1.10.2 completeness, ``calculateCoverage``): the elements of the reference
-and of the output are extracted (:func:`scorekit.text.elements.extract_elements`, an
-approximation of compromise 14.17 nouns / infinitive verbs / topics / terms). With ``R`` the
+and of the output are extracted (:func:`scorekit.text.elements.extract_elements`, which
+reproduces compromise 14.17.0's nouns / infinitive verbs / topics / terms with scorekit's own
+tagger over compromise's lexicon). With ``R`` the
 reference elements and ``O`` the output elements:
 
 * ``R`` empty: 1 when ``O`` is empty too, else 0;
@@ -107,7 +108,7 @@ def create_completeness_scorer(*, compare_to: CompareTo = "auto") -> Scorer:
 
     Raises:
         ConfigError: a bad option (at construction); at run time (status ``error``) a missing
-            output or reference, or the tagger (TextBlob) not importable.
+            output or reference.
 
     Example:
         >>> scorer = create_completeness_scorer()

@@ -1,65 +1,60 @@
-"""The content words ("elements") of a text, approximating the JS library compromise 14.17.
+"""The content words ("elements") of a text, as Mastra's completeness scorer takes them.
 
-Mastra evals 1.10.2 completeness (mastra-scorers.md §2.4, §3.2) takes, with compromise,
-``nouns()``, then ``verbs().toInfinitive()`` (which rewrites the document in place), then
-``topics()`` and ``terms()`` of the rewritten document; every string is cleaned (NFD, combining
-marks U+0300–U+036F removed, lowercased, ``[^a-z0-9]+`` → space) and split into words, and the
-words are de-duplicated, first occurrence first. Because ``terms()`` covers every word, the
-element *set* is the words of the text with each verb phrase rewritten as compromise does, plus
-the original words of noun phrases; only verb phrases need linguistics.
+Mastra evals 1.10.2 completeness (mastra-scorers.md §2.4, §3.2) takes, with the JS library
+compromise 14.17.0, ``nouns()``, then ``verbs().toInfinitive()`` (which rewrites the document
+in place), then ``topics()`` and ``terms()`` of the rewritten document; every string is cleaned
+(NFD, combining marks U+0300–U+036F removed, lowercased, ``[^a-z0-9]+`` → space) and split into
+words, and the words are de-duplicated, first occurrence first. Because ``terms()`` covers every
+word and ``topics()`` is a subset of it, the element *set* is the words of the text with each
+verb phrase rewritten as compromise does, plus the written form of contractions that sit in a
+noun phrase (``it's`` → ``it``, ``s``).
 
-compromise has no Python port. scorekit rebuilds its verb-phrase rewrite on the part-of-speech
-tagger and chunker of TextBlob (the Brill-style lexicon and rules of CLiPS Pattern, shipped in
-the package: no model download) and verb lemmas from LemmInflect (its dictionary ships in the
-package):
+The words are tagged by :mod:`scorekit.text.tagger` (compromise's lexicon and rules) and the
+verb phrases found by :mod:`scorekit.text.phrases` (compromise's chunks and ``findVerbs``). A
+phrase is rewritten as compromise's ``toInfinitive`` does:
 
-* a verb chain is a run of verbs, modals and adverbs; auxiliaries (forms of *be*, *have*, *do*
-  and modals followed by another verb) are dropped and the main verb becomes its infinitive:
-  ``was running`` → ``run``, ``should have been running`` → ``run``, ``is`` → ``be``;
-* a negated chain (``not``, ``n't``, ``never``) becomes ``does not`` + infinitive (``do not``
-  after *I/we/they*), as compromise writes it: ``is not barking`` → ``does not bark``;
-* contractions are split (``it's`` → ``it`` + ``'s``); compromise's noun list keeps the
-  original token, so ``it's`` also contributes ``s``.
+* the root is the last run of words that are not auxiliaries, modals, negations, adverbs or
+  prefixes (``want to``/``going to`` excluded; a negated ``have to go`` keeps ``have``); the
+  words before it that are not adverbs, negations or prefixes (the auxiliaries) are dropped;
+* the root becomes its infinitive (:func:`scorekit.text.lexicon.to_infinitive`) by the tense
+  of any of its words, a verb and its particle at most: ``was running`` → ``run``, ``runs
+  through`` → ``run through``, ``reports show`` unchanged (an infinitive is in it);
+* a negated phrase gets ``not`` (when it has none) and ``do``/``does`` in front: ``do`` when
+  are/were/does remain in it, after *I*, *we*, *they*, *those* or a plural noun;
+* a contraction whose implicit half is rewritten loses its written suffix (``that's`` →
+  ``that be``), except in a noun phrase, which is taken before the rewrite (``it's``).
 
-``benchmarks/completeness_parity.py`` measures the agreement with the real library on the
-conformance corpus. The tagger and lemmatiser (TextBlob, LemmInflect) are imported lazily.
+``benchmarks/completeness_parity.py`` measures the agreement with the real library.
 """
 
 from __future__ import annotations
 
-import functools
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
-from scorekit.errors import ConfigError
-from scorekit.text.whitespace import JS_WS_CLASS, js_trim
+from scorekit.text.lexicon import to_infinitive
+from scorekit.text.phrases import verb_phrases
+from scorekit.text.tagger import Term, gc_paused, tag_text
+from scorekit.text.whitespace import js_trim
 
 __all__ = ["clean_words", "extract_elements"]
 
-_SPLIT = re.compile(JS_WS_CLASS + "+")
 _COMBINING = re.compile("[\u0300-\u036f]")
 _NON_ALNUM = re.compile("[^a-z0-9]+")
-# A contraction suffix: n't, 's, 're, 'm, 've, 'd, 'll (straight or curly apostrophe).
-_CONTRACTION = re.compile(r"(?i)^(.+?)(n['\u2019]t|['\u2019](?:s|re|m|ve|d|ll))$")
-# "can't" splits as "ca" + "n't" (Penn Treebank style); restore the word.
-_IRREGULAR_NEGATIVE = {"ca": "can", "wo": "will", "sha": "shall", "ai": "be"}
-
-# Words after which "'s" means "is" ("it's"); after any other word it is a possessive.
-_IS_SUBJECT = frozenset(
-    {"it", "he", "she", "that", "what", "there", "here", "who", "where", "how", "this", "let"}
+_SENTENCE_END = re.compile("[.!?]")
+_CONTRACTION = re.compile("['\u2019][^'\u2019]*$")
+_AUXILIARY_WORDS = frozenset(
+    {"be", "am", "is", "are", "was", "were", "been", "being", "have", "has", "had", "having"}
+    | {"do", "does", "did", "will", "would", "shall", "should", "can", "could", "may", "might"}
+    | {"must", "going", "gonna", "used", "got", "get"}
 )
-_BE = frozenset({"be", "am", "is", "are", "was", "were", "been", "being", "'s", "'re", "'m"})
-_HAVE = frozenset({"have", "has", "had", "having", "'ve", "'d"})
-_DO = frozenset({"do", "does", "did"})
-_MODAL = frozenset(
-    {"can", "could", "will", "would", "shall", "should", "may", "might", "must", "'ll", "'d"}
-)
-_AUXILIARY = _BE | _HAVE | _DO | _MODAL
-_NEGATION = frozenset({"not", "n't", "never"})
-_PLURAL_SUBJECT = frozenset({"i", "we", "they"})  # compromise writes "does" after "you"
-_VERB_TAGS = frozenset({"VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "MD"})
+_NOT_ROOT = frozenset({"Negative", "Auxiliary", "Modal", "Adverb", "Prefix"})
+_KEPT_BEFORE_ROOT = frozenset({"Adverb", "Negative", "Prefix"})
+_TENSES = ("Infinitive", "Participle", "PastTense", "Gerund", "PresentTense")
+_PLURAL_SUBJECTS = frozenset({"i", "we", "they", "those"})
+_HAVE = frozenset({"have", "has", "had", "having"})
+_WANT_GOING = frozenset({"want", "wants", "wanted", "going"})
+_CONVERTIBLE = ("Participle", "PastTense", "PresentTense", "Gerund")
 
 
 def clean_words(text: str) -> list[str]:
@@ -82,186 +77,178 @@ def clean_words(text: str) -> list[str]:
     return _NON_ALNUM.sub(" ", lowered).split()
 
 
-@dataclass(frozen=True)
-class _Token:
-    text: str
-    raw: int  # index of the whitespace-separated token it came from
-    word: bool  # False for punctuation
-
-
-@dataclass(frozen=True)
-class _Nlp:
-    tag: Callable[[list[str]], list[tuple[str, str, str]]]
-    lemma: Callable[[str], str]
-
-
-@functools.cache
-def _nlp() -> _Nlp:
-    """Load the tagger and the lemmatiser once, on first use (they take a moment to import)."""
-    try:
-        import lemminflect  # type: ignore[import-untyped]
-        import textblob.en  # type: ignore[import-untyped]
-    except ImportError as error:  # pragma: no cover - depends on the environment
-        raise ConfigError(
-            "the completeness scorer needs textblob and lemminflect, which scorekit depends on; "
-            "reinstall scorekit",
-            field="completeness",
-        ) from error
-    parser = textblob.en.parser
-
-    def tag(words: list[str]) -> list[tuple[str, str, str]]:
-        if not words:
-            return []
-        chunks = parser.find_chunks(parser.find_tags(words))
-        return [(str(row[0]), str(row[1]), str(row[2])) for row in chunks]
-
-    def lemma(word: str) -> str:
-        found = lemminflect.getLemma(word, upos="VERB")
-        return str(found[0]) if found else word
-
-    return _Nlp(tag=tag, lemma=lemma)
-
-
-def _split_raw(raw: str, index: int) -> list[_Token]:
-    """Split a whitespace token into punctuation, word and contraction-suffix tokens."""
-    start, end = 0, len(raw)
-    while start < end and not raw[start].isalnum():
-        start += 1
-    while end > start and not raw[end - 1].isalnum():
-        end -= 1
-    tokens = [_Token(ch, index, False) for ch in raw[:start]]
-    core = raw[start:end]
-    if core:
-        match = _CONTRACTION.match(core)
-        if core.lower() == "cannot":  # compromise reads "cannot" as "can not"
-            tokens.append(_Token(core[:3], index, True))
-            tokens.append(_Token(core[3:], index, True))
-        elif match and (
-            not match.group(2).lower().endswith("s") or match.group(1).lower() in _IS_SUBJECT
-        ):
-            head, suffix = match.group(1), match.group(2).lower().replace("\u2019", "'")
-            if suffix == "n't":
-                head = _IRREGULAR_NEGATIVE.get(head.lower(), head)
-            tokens.append(_Token(head, index, True))
-            tokens.append(_Token(suffix, index, True))
-        else:
-            tokens.append(_Token(core, index, True))
-    tokens.extend(_Token(ch, index, False) for ch in raw[end:])
-    return tokens
-
-
-def _continues(previous: str, word: str, tag: str) -> bool:
-    """Whether verb ``word``/``tag`` can follow verb ``previous`` inside one verb phrase."""
-    if previous in _MODAL or previous in _DO:
-        return tag in ("VB", "VBP") or word in ("be", "have")
-    if previous in _HAVE:  # the tagger often reads a participle as a past tense
-        return tag in ("VBN", "VBD") or word == "been"
-    if previous in _BE:
-        return tag in ("VBG", "VBN", "VBD")
-    return tag == "VBG"  # "stop believing": compromise keeps the second verb as it is
-
-
-def _chain_end(tokens: Sequence[_Token], tagged: list[tuple[str, str, str]], start: int) -> int:
-    """Return the end (exclusive) of the verb chain starting at verb ``start``."""
-    last = start
-    j = start + 1
-    while j < len(tokens) and tokens[j].word:
-        word, tag = tagged[j][0].lower(), tagged[j][1]
-        previous = tagged[last][0].lower()
-        if tag == "NN" and word.endswith("ing") and previous in _BE:
-            tag = "VBG"  # "is dancing": the lexicon knows "dancing" as a noun only
-        elif tag == "NN" and (previous in _MODAL or previous in _DO):
-            tag = "VB"  # "cannot work": after a modal, a noun reading is a bare verb
-        tagged[j] = (tagged[j][0], tag, tagged[j][2])
-        if tag in _VERB_TAGS and _continues(previous, word, tag):
-            last = j
-        elif not (tag.startswith("RB") or word in _NEGATION):
-            break
-        j += 1
-    end = last + 1
-    for k in range(last + 1, j):  # a negation after the last verb belongs to it ("was not")
-        if tagged[k][0].lower() in _NEGATION:
-            end = k + 1
-    return end
-
-
-def _rewrite_chain(chain: Sequence[tuple[str, str]], subject: str, nlp: _Nlp) -> list[str]:
-    """Rewrite one verb chain ``[(word, tag)]`` as compromise's ``toInfinitive`` does."""
-    lowered = [word.lower() for word, _ in chain]
-    verbs = [i for i, (_, tag) in enumerate(chain) if tag in _VERB_TAGS or lowered[i] == "'s"]
-    main = next(
-        (i for i in verbs if lowered[i] not in _AUXILIARY or i == verbs[-1]),
-        verbs[-1] if verbs else None,
+def _mark_auxiliaries(terms: list[Term], start: int, end: int) -> None:
+    """Tag as auxiliary each helper verb followed, inside the phrase, by another verb."""
+    # a phrasal verb's particle ("get [out]") is no verb that makes "get" a helper
+    last_verb = max(
+        (
+            k
+            for k in range(start, end)
+            if "Verb" in (tags := terms[k].tags) and "Particle" not in tags
+        ),
+        default=start,
     )
-    negated = any(word in _NEGATION for word in lowered)
-    out = ["do" if subject in _PLURAL_SUBJECT else "does", "not"] if negated else []
-    for i, (word, _) in enumerate(chain):
-        low = lowered[i]
-        if i == main:
-            out.append(nlp.lemma(low))
-        elif low in ("not", "n't") or (i in verbs and (main is None or i < main)):
-            continue  # auxiliaries and the negation itself (already written)
+    for i in range(start, last_verb):  # a verb follows each of these inside the phrase
+        term = terms[i]
+        if term.normal in _AUXILIARY_WORDS or "Modal" in term.tags:
+            term.tags.add("Auxiliary")
+
+
+def _tense(terms: list[Term], span: list[int]) -> str | None:
+    """Return compromise's ``getTense`` of a root: the first of its tenses that any word carries."""
+    return next((t for t in _TENSES if any(terms[k].has(t) for k in span)), None)
+
+
+def _root(terms: list[Term], span: list[int]) -> list[int]:
+    """The main verb of a phrase, as compromise's ``getMain`` finds it.
+
+    In a phrase of several words the root is the last run of words that are not auxiliaries,
+    modals, negations, adverbs or prefixes; without such words, the words that are not
+    negations.
+    """
+    if len(span) == 1:
+        return span
+    runs: list[list[int]] = []
+    for k in span:
+        if not terms[k].tags.isdisjoint(_NOT_ROOT):
+            continue
+        if runs and runs[-1][-1] == k - 1:
+            runs[-1].append(k)
         else:
-            out.append(word)
-    return out
+            runs.append([k])
+    root = runs[-1] if runs else []
+    # "want to" is never part of the root
+    # "want to" is never part of the root, and "going to" is an auxiliary ("going to be")
+    while len(root) > 2 and terms[root[0]].normal in _WANT_GOING and terms[root[1]].normal == "to":
+        root = root[2:]
+    # a negated "(do) not have to go" keeps "have to go" (compromise re-tags the expanded
+    # contraction, and "have" is no longer an auxiliary)
+    negated = any("Negative" in terms[k].tags for k in span)
+    if (
+        negated
+        and root
+        and terms[root[0]].normal == "to"
+        and root[0] - 1 in span
+        and terms[root[0] - 1].normal in _HAVE
+    ):
+        root = [root[0] - 1, *root]
+    if not root:
+        root = [k for k in span if "Negative" not in terms[k].tags]
+    return root
+
+
+def _infinitive(terms: list[Term], root: list[int]) -> list[str]:
+    """The root as compromise's ``toInfinitive`` rewrites it (a verb and at most a particle)."""
+    words = [terms[k].normal for k in root]
+    tense = _tense(terms, root)
+    if len(words) == 1:
+        return [to_infinitive(words[0], tense)]
+    if tense not in _CONVERTIBLE:
+        return words
+    return [*to_infinitive(" ".join(words[:2]), tense).split(), *words[2:]]
+
+
+def _is_plural(terms: list[Term], start: int, words: list[str]) -> bool:
+    """Tell compromise's ``doDoes`` choice: *do* with are/were/does left or a plural subject.
+
+    The subject is the nearest noun before the phrase in its sentence (a determiner such as
+    *that* is skipped).
+    """
+    if any(word in ("are", "were", "does") for word in words):
+        return True
+    for k in range(start - 1, -1, -1):
+        term = terms[k]
+        if term.normal in _PLURAL_SUBJECTS or "Plural" in term.tags:
+            return True
+        if "Noun" in term.tags and "Determiner" not in term.tags:
+            return False
+        if term.sentence_start or _SENTENCE_END.search(term.post):
+            break
+    return False
+
+
+def _rewrite(terms: list[Term], start: int, end: int) -> list[str]:
+    """Rewrite the verb phrase ``terms[start:end]`` as compromise's ``toInfinitive`` does."""
+    _mark_auxiliaries(terms, start, end)
+    span = list(range(start, end))
+    root = _root(terms, span)
+    first = root[0] if root else end
+    negated = any("Negative" in terms[k].tags for k in span)
+    words: list[str] = []
+    for k in span:
+        term = terms[k]
+        if k == first:
+            words.extend(_infinitive(terms, root))
+        elif k in root:
+            continue
+        elif k < first and term.tags.isdisjoint(_KEPT_BEFORE_ROOT):
+            continue  # an auxiliary
+        else:
+            words.append(term.text or term.normal)
+    if negated:
+        if "not" not in words:
+            words.insert(0, "not")
+        words.insert(0, "do" if _is_plural(terms, start, words) else "does")
+    return words
+
+
+def _collect(text: str) -> tuple[list[str], list[str], list[str]]:
+    """The noun-phrase words, the rewritten verb phrases and the rewritten text, in order."""
+    terms = tag_text(js_trim(text))
+    nouns: list[str] = []
+    verbs: list[str] = []
+    rewritten: list[str] = []
+    spans = verb_phrases(terms)
+    cursor = 0
+    for start, end in [*spans, (len(terms), len(terms))]:
+        for k in range(cursor, start):
+            term = terms[k]
+            text_ = term.text
+            if k + 1 == start < end and terms[start].implicit:
+                # the rewrite replaces the contraction ("that's" → "that be"); a noun phrase,
+                # taken before the rewrite, keeps its written form ("it's")
+                bare = _CONTRACTION.sub("", text_)
+                rewritten.append(bare)
+                nouns.append(text_ if "Noun" in term.tags else bare)
+                continue
+            rewritten.append(text_)
+            if "Noun" in term.tags or "Verb" not in term.tags:
+                nouns.append(text_)
+        if start < end:
+            phrase = _rewrite(terms, start, end)
+            verbs.extend(phrase)
+            rewritten.extend(phrase)
+        cursor = end
+    return nouns, verbs, rewritten
 
 
 def extract_elements(text: str) -> list[str]:
-    """Return the element words Mastra's completeness scorer compares, approximating compromise.
+    """Return the element words Mastra's completeness scorer compares.
 
-    Source: Mastra evals 1.10.2 completeness ``extractElements`` over compromise 14.17 (see the
-    module docstring for the approximation).
+    Source: Mastra evals 1.10.2 completeness ``extractElements`` over compromise 14.17.0 (see
+    the module docstring for how scorekit reproduces it).
 
     Args:
         text: any string; it is trimmed (JS ``trim``) first.
 
     Returns:
-        Distinct lowercase ASCII words (``[a-z0-9]+``): noun-phrase words first, then the
-        rewritten verb phrases, then every word of the rewritten text. ``[]`` for text with no
-        ASCII letters or digits (e.g. Japanese, Arabic, Cyrillic).
-
-    Raises:
-        ConfigError: TextBlob or LemmInflect cannot be imported.
+        Distinct lowercase ASCII words (``[a-z0-9]+``): the written contractions of noun
+        phrases first, then the rewritten verb phrases, then every word of the rewritten text.
+        ``[]`` for text with no ASCII letters or digits (e.g. Japanese, Arabic, Cyrillic).
 
     Example:
         >>> extract_elements("The children were playing games.")
         ['the', 'children', 'games', 'play']
     """
-    raws = [raw for raw in _SPLIT.split(js_trim(text)) if raw]
-    if not any(clean_words(raw) for raw in raws):
-        return []  # nothing survives cleaning: no need to tag
-    nlp = _nlp()
-    tokens = [token for index, raw in enumerate(raws) for token in _split_raw(raw, index)]
-    tagged = nlp.tag([token.text for token in tokens])
-
-    noun_words: list[str] = []
-    verb_words: list[str] = []
-    terms: list[str] = []
-    noun_raws: set[int] = set()
-    i = 0
-    while i < len(tokens):
-        word, tag, chunk = tagged[i]
-        if tokens[i].word and tag in _VERB_TAGS:
-            j = _chain_end(tokens, tagged, i)
-            subject = tagged[i - 1][0].lower() if i > 0 else ""
-            rewritten = _rewrite_chain([(w, t) for w, t, _ in tagged[i:j]], subject, nlp)
-            verb_words.extend(rewritten)
-            terms.extend(rewritten)
-            if i > 0 and tokens[i].raw == tokens[i - 1].raw:
-                noun_raws.add(tokens[i].raw)  # "it's": compromise's nouns keep "it's"
-            i = j
-            continue
-        if tokens[i].word:
-            terms.append(word)
-            if chunk.endswith("NP"):
-                noun_words.append(word)
-        i += 1
-
-    for index in sorted(noun_raws):
-        noun_words.append(raws[index])
+    with gc_paused():
+        nouns, verbs, rewritten = _collect(text)
     seen: dict[str, None] = {}
-    for group in (noun_words, verb_words, terms):
+    done: set[str] = set()
+    for group in (nouns, verbs, rewritten):
         for item in group:
+            if item in done:
+                continue
+            done.add(item)
             for cleaned in clean_words(item):
                 seen.setdefault(cleaned, None)
     return list(seen)

@@ -1,0 +1,482 @@
+"""A part-of-speech tagger that reproduces the JS library compromise 14.17.0 on English text.
+
+Mastra's completeness scorer depends on which words compromise tags as verbs. This tagger is
+scorekit's own code over compromise's data (:mod:`scorekit.text.lexicon`), in compromise's
+order of evidence:
+
+1. tokens: whitespace-separated words, punctuation kept aside, hyphenated words split,
+   contractions expanded into a written term and an implicit one (``don't`` → ``do`` +
+   ``not``; ``it's`` → ``it`` + ``is``; a noun's ``'s`` stays a possessive);
+2. per word: the lexicon, else a title-cased word inside a sentence is a proper noun, else the
+   longest known suffix (``-ing`` → gerund…), else digits are a number;
+3. per clause (split at commas and sentence ends): an untagged word takes a neighbour clue,
+   else it is a noun; an ambiguous word (``Noun|Verb``, ``Adj|Gerund``…) is resolved by the
+   clue tables (the word after, the word before, the tag before, the tag after);
+4. a ``'s`` read as a verb becomes *has* before a past tense (``it's been``), as compromise's
+   second contraction pass decides it from the first tags;
+5. compromise's ~570 post-tagger context rules (:mod:`scorekit.text.postrules`), run as data
+   by our own matcher over the clauses.
+
+Every step is a dictionary look-up or a bounded scan, so tagging is linear in the text length.
+"""
+
+from __future__ import annotations
+
+import functools
+import gc
+import re
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from scorekit.text.lexicon import Lexicon, ending_guesses, lexicon, phrasal_verbs
+from scorekit.text.postrules import apply_post_rules
+
+__all__ = ["Term", "gc_paused", "tag_text"]
+
+_WORD_EDGE = re.compile(r"^([^\w']*)(.*?)([^\w']*)$", re.DOTALL)
+_TITLE = re.compile(r"^[^\W\d_a-z][a-z'\u2019]")
+_NUMBER = re.compile(r"^[0-9][0-9,.]*(st|nd|rd|th|s|k|m|%)?$")
+_PREFIX = re.compile(r"^(under|over|mis|re|un|dis|semi)-?")
+_CLAUSE_END = re.compile(r"[,;:.!?()\[\]\u2014\u2013]|\s-\s")
+_SENTENCE_END = re.compile(r"[.!?]")
+_ELLIPSIS = re.compile(r"(\u2026|\.{2,})\W*$")
+_INITIAL = re.compile(r"(^|\.)[A-Za-z]\.$")
+_S_ENDINGS = frozenset({"'s", "\u2019s", "'S", "\u2019S"})
+
+# contraction suffix → the implicit word (n't is handled apart: "can't" → can + not)
+_SUFFIXES = {"'m": "am", "'re": "are", "'ve": "have", "'ll": "will", "'d": "would"}
+_NEGATIVE_HEADS = {"ca": "can", "wo": "will", "sha": "shall", "ai": "is"}
+_BARE_NEGATIVES = {"dont": "do", "cant": "can", "wont": "will", "doesnt": "does"}
+_BARE_NEGATIVES |= {"didnt": "did", "isnt": "is", "arent": "are", "wasnt": "was"}
+_IS_BEFORE = frozenset(
+    {"it", "he", "she", "that", "what", "there", "here", "who", "where", "how", "this", "let"}
+    | {"when", "why", "which", "everything", "everyone", "nothing", "something", "someone"}
+)
+
+
+@dataclass(slots=True)
+class Term:
+    """One word of the text with its compromise tags.
+
+    Attributes:
+        text: the word as written, without surrounding punctuation (``""`` for the implicit
+            half of a contraction).
+        normal: the lowercase word compromise looks up (the implicit word for a contraction's
+            second half: ``"is"`` for ``it's``).
+        post: the punctuation after the word.
+        sentence_start: whether the word opens a sentence.
+        tags: compromise tag names (``Verb``, ``Gerund``, ``Noun``…), parents included.
+        switch: the word's ambiguity class (``"Noun|Verb"``) or ``""``.
+        implicit: whether the term was not written (second half of a contraction).
+    """
+
+    text: str
+    normal: str
+    post: str = ""
+    sentence_start: bool = False
+    tags: set[str] = field(default_factory=set)
+    switch: str = ""
+    implicit: bool = False
+
+    def has(self, tag: str) -> bool:
+        """Whether the term carries ``tag``."""
+        return tag in self.tags
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a text's terms are built and tagged.
+
+    Tagging 1 MB creates a few hundred thousand small acyclic objects; with the collector on,
+    its repeated passes over them cost more than the tagging. The previous state is restored.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _split_contraction(core: str, following: str) -> list[tuple[str, str, bool]]:
+    """Split one written word into ``(text, normal, implicit)`` terms."""
+    low = core.lower().replace("\u2019", "'")
+    if low.endswith("n't") and len(low) > 3:
+        head = low[:-3]
+        return [(core, _NEGATIVE_HEADS.get(head, head), False), ("", "not", True)]
+    if low in _BARE_NEGATIVES:
+        return [(core, _BARE_NEGATIVES[low], False), ("", "not", True)]
+    if low == "cannot":
+        return [(core, "can", False), ("", "not", True)]
+    for suffix, word in _SUFFIXES.items():
+        if low.endswith(suffix) and len(low) > len(suffix):
+            return [(core, low[: -len(suffix)], False), ("", word, True)]
+    if low.endswith("'s") and len(low) > 2:
+        head = low[:-2]
+        nxt = following.lower()
+        if head in _IS_BEFORE or nxt in ("not", "been", "going", "gonna", "also", "never"):
+            return [(core, head, False), ("", "is", True)]
+        return [(core, low, False)]
+    return [(core, low, False)]
+
+
+_Piece = tuple[str, str, bool, str]  # text, normal, implicit, punctuation after
+
+
+def _pieces(raw: str, following: str) -> tuple[list[_Piece], bool]:
+    """The terms of one whitespace-separated token, and whether it ends a sentence."""
+    match = _WORD_EDGE.match(raw)
+    assert match is not None  # the pattern matches any string
+    core, post = match.group(2).strip("'"), match.group(3)
+    if not core:
+        return [("", "", False, raw)], bool(_SENTENCE_END.search(raw))
+    parts = [p for p in core.split("-") if p] if re.search(r"\w-\w", core) else [core]
+    pieces: list[_Piece] = [(part, part.lower(), False, "-") for part in parts[:-1]]
+    pieces.extend((t, n, i, "") for t, n, i in _split_contraction(parts[-1], following))
+    text, normal, implicit, _ = pieces[-1]
+    pieces[-1] = (text, normal, implicit, post)
+    return pieces, bool(_SENTENCE_END.search(post))
+
+
+_Token = tuple[list[_Piece], bool, bool]  # pieces, ends a sentence, has a letter
+
+
+def _token_facts(raw: str, following: str) -> _Token:
+    pieces, ends = _pieces(raw, following)
+    lettered = any(ch.isalpha() for ch in raw)
+    if ends and lettered and (_ELLIPSIS.search(raw) or _INITIAL.search(raw)):
+        ends = False  # "wait..." or "U.S." / "J." does not end a sentence
+    return pieces, ends, lettered
+
+
+def tokenize(text: str) -> list[Term]:
+    """Split ``text`` into terms (see the module docstring, step 1)."""
+    raws = text.split()
+    terms: list[Term] = []
+    append = terms.append
+    start = True
+    lettered = False
+    cache: dict[tuple[str, str], _Token] = {}
+    last = len(raws) - 1
+    for index, raw in enumerate(raws):
+        # only a final "'s" looks at the next word ("Tony's not…"); key the cache on it then
+        following = raws[index + 1] if index < last and raw[-2:] in _S_ENDINGS else ""
+        key = (raw, following)
+        found = cache.get(key)
+        if found is None:
+            found = cache[key] = _token_facts(raw, following)
+        pieces, ends, has_letter = found
+        if has_letter:
+            lettered = True
+        elif ends:
+            if not lettered:
+                ends = False  # "1." alone is no sentence: compromise merges it with the next
+            elif _ELLIPSIS.search(raw) or _INITIAL.search(raw):
+                ends = False
+        for text_, normal, implicit, post in pieces:
+            if not normal:  # punctuation only: it belongs to the word before
+                if terms:
+                    terms[-1].post += post
+                continue
+            append(Term(text_, normal, post, start, set(), "", implicit))
+            start = False
+        if ends:
+            start = True
+            lettered = False
+    return terms
+
+
+def clauses(terms: list[Term]) -> Iterable[list[Term]]:
+    """Yield runs of terms split after commas and sentence ends (compromise's quick split)."""
+    begin = 0
+    for i, term in enumerate(terms):
+        if term.post and _CLAUSE_END.search(term.post):
+            yield terms[begin : i + 1]
+            begin = i + 1
+    if begin < len(terms):
+        yield terms[begin:]
+
+
+def set_tag(term: Term, tag: str, lex: Lexicon) -> None:
+    """Set ``tag`` on ``term``: drop the tags it conflicts with, add it and its parents."""
+    conflicts = lex.conflicts.get(tag, frozenset())
+    term.tags -= conflicts
+    term.tags.add(tag)
+    term.tags.update(lex.parents.get(tag, ()))
+
+
+def _fill(term: Term, lex: Lexicon) -> None:
+    for tag in list(term.tags):
+        term.tags.update(lex.parents.get(tag, ()))
+    if term.tags == {"Verb"}:
+        guess = lex.guess_tense(term.normal)
+        if guess:
+            term.tags.add(guess)
+
+
+def _word_facts(word: str, lex: Lexicon) -> tuple[tuple[str, ...], str]:
+    """The lexicon tags and the switch class of ``word`` (context-free; cached per text)."""
+    switch = lex.switches.get(word, "")
+    if not switch and _PREFIX.match(word):
+        stem = _PREFIX.sub("", word)
+        if len(stem) > 3:
+            switch = lex.switches.get(stem, "")
+    return lex.words.get(word, ()), switch
+
+
+_FirstPass = tuple[tuple[str, ...], str]  # tags, switch class
+
+
+def _first_pass(term: Term, lex: Lexicon, cache: dict[tuple[str, str, bool], _FirstPass]) -> None:
+    """The lexicon, the switch class, case, suffix and number guesses (no context).
+
+    The result depends on the word, its written form and whether it opens a sentence only, so
+    it is computed once per distinct triple of a text.
+    """
+    key = (term.normal, term.text, term.sentence_start)
+    found = cache.get(key)
+    if found is None:
+        _first_pass_uncached(term, lex)
+        found = cache[key] = (tuple(term.tags), term.switch)
+        return
+    term.tags.update(found[0])
+    term.switch = found[1]
+
+
+def _first_pass_uncached(term: Term, lex: Lexicon) -> None:
+    word = term.normal
+    tags, term.switch = _word_facts(word, lex)
+    term.tags.update(tags)
+    if (
+        not term.sentence_start
+        and _TITLE.match(term.text)
+        and word != "the"
+        and not term.tags & {"Date", "Month", "WeekDay", "Unit", "Expression"}
+    ):
+        _fill(term, lex)
+        if "Noun" not in term.tags:
+            term.tags.clear()
+        term.tags.add("ProperNoun")
+    if not term.tags:
+        guess = _suffix_guess(word, lex)
+        if guess:
+            term.tags.add(guess)
+        elif _NUMBER.match(word):
+            term.tags.update(("Cardinal", "NumericValue"))
+        else:
+            ending = _ending_guess(word)
+            if ending:
+                term.tags.add(ending)
+
+
+def _ending_guess(word: str) -> str | None:
+    """Guess an untagged word's tag by compromise's ending patterns (``-ised`` → past)."""
+    for pattern, tag in ending_guesses().get(word[-1:], ()):
+        if pattern.search(word):
+            return tag
+    return None
+
+
+def _suffix_guess(word: str, lex: Lexicon) -> str | None:
+    longest = min(7, len(word) - 1)
+    for size in range(longest, 1, -1):
+        if size < len(lex.suffixes):
+            tag = lex.suffixes[size].get(word[-size:])
+            if tag:
+                return tag
+    return None
+
+
+def _neighbour(terms: list[Term], i: int) -> str | None:
+    before = terms[i - 1] if i > 0 else None
+    after = terms[i + 1] if i + 1 < len(terms) else None
+    left_words, right_words, left_tags, right_tags = _neighbour_tables()
+    tag = left_words.get(before.normal) if before is not None else None
+    tag = tag or (right_words.get(after.normal) if after is not None else None)
+    for other, table in ((before, left_tags), (after, right_tags)):
+        if not tag and other is not None and other.tags:
+            tag = _first_clue(other.tags, table)
+    return tag
+
+
+def _first_clue(tags: set[str], table: dict[str, tuple[int, str]]) -> str | None:
+    """The clue of the earliest table entry whose tag is in ``tags`` (as a scan would find)."""
+    best: tuple[int, str] | None = None
+    for name in tags:
+        entry = table.get(name)
+        if entry is not None and (best is None or entry[0] < best[0]):
+            best = entry
+    return best[1] if best is not None else None
+
+
+@functools.cache
+def _neighbour_tables() -> tuple[
+    dict[str, str], dict[str, str], dict[str, tuple[int, str]], dict[str, tuple[int, str]]
+]:
+    """The neighbour clues as look-up tables (the first clue for a key wins, as in a scan)."""
+    clue = lexicon().neighbours
+
+    def words(key: str) -> dict[str, str]:
+        table: dict[str, str] = {}
+        for word, tag in clue[key]:
+            table.setdefault(word, tag)
+        return table
+
+    def tags(key: str) -> dict[str, tuple[int, str]]:
+        table: dict[str, tuple[int, str]] = {}
+        for rank, (name, tag) in enumerate(clue[key]):
+            table.setdefault(name, (rank, tag))
+        return table
+
+    return words("leftWords"), words("rightWords"), tags("leftTags"), tags("rightTags")
+
+
+def _by_depth(term: Term, table: dict[str, str | None], lex: Lexicon) -> str | None:
+    """The clue for the most specific of ``term``'s tags found in ``table``."""
+    ranked = sorted(term.tags, key=lambda t: len(lex.parents.get(t, ())), reverse=True)
+    for tag in ranked:
+        if table.get(tag):
+            return table[tag]
+    return None
+
+
+def _resolve_switch(terms: list[Term], i: int, lex: Lexicon) -> str | None:
+    term = terms[i]
+    clues = lex.clues.get(term.switch)
+    if not clues:
+        return None
+    before_index = i - 1 if i == 0 or terms[i - 1].text != "also" else max(0, i - 2)
+    if before_index > 0 and _is_apostrophe_s(terms, before_index):
+        # compromise splits "it's" only after this pass: the word before is "it's" itself
+        before_index -= 1
+    before = terms[before_index] if i > 0 else None
+    after = terms[i + 1] if i + 1 < len(terms) else None
+    tag: str | None = None
+    if after is not None:
+        tag = clues.get("afterWords", {}).get(after.normal)
+    if not tag and before is not None:
+        tag = clues.get("beforeWords", {}).get(before.normal)
+    if not tag and before is not None:
+        tag = _by_depth(before, clues.get("beforeTags", {}), lex)
+    if not tag and after is not None:
+        tag = _by_depth(after, clues.get("afterTags", {}), lex)
+    return tag
+
+
+def _is_apostrophe_s(terms: list[Term], i: int) -> bool:
+    """Whether ``terms[i]`` is the implicit *is* of a written ``X's``."""
+    term = terms[i]
+    return term.implicit and term.normal == "is" and terms[i - 1].text[-2:] in _S_ENDINGS
+
+
+def _tag_clause(terms: list[Term], lex: Lexicon) -> None:
+    for i, term in enumerate(terms):
+        _fill(term, lex)
+        if not term.tags:
+            guess = _neighbour(terms, i)
+            term.tags.add(guess or "Noun")
+            _fill(term, lex)
+    for i, term in enumerate(terms):
+        if term.switch and not term.tags & {"Acronym", "PhrasalVerb"}:
+            tag = _resolve_switch(terms, i, lex)
+            if tag:
+                set_tag(term, tag, lex)
+
+
+_HAVE = frozenset({"have", "has", "had", "having"})
+
+
+def _phrasal(terms: list[Term], lex: Lexicon) -> None:
+    """Tag compromise's two-word phrasal verbs: ``runs through``, ``have to``, ``took on``.
+
+    A verb followed (without punctuation between) by its particle gets the entry's tense and
+    ``PhrasalVerb``; the particle becomes a verb particle. *have to* makes *have* an auxiliary.
+    """
+    table = phrasal_verbs()
+    for i in range(len(terms) - 1):
+        first, second = terms[i], terms[i + 1]
+        if first.post or second.implicit or first.implicit:
+            continue
+        tense = table.get(f"{first.normal} {second.normal}")
+        if tense is None:
+            continue
+        set_tag(first, tense, lex)
+        first.tags.add("PhrasalVerb")
+        first.switch = ""
+        second.tags = {"Verb", "PhrasalVerb", "Particle"}
+        second.switch = ""
+        if first.normal in _HAVE and second.normal == "to":
+            first.tags.add("Auxiliary")
+
+
+_HAS_WORDS = frozenset({"been", "become"})
+_IS_WORDS = frozenset({"what", "how", "when", "if", "too"})
+_ADJ_LIKE = frozenset({"too", "also", "enough"})
+_IS_TAGS = frozenset({"Gerund", "Determiner", "Adjective"})
+
+
+def _has_follows(terms: list[Term], i: int) -> bool:
+    """Tell compromise's choice for a verb ``'s``: *has* before a past tense (``it's used``).
+
+    Scans the words after the contraction (in its sentence, at most 64) for the first clue.
+    """
+    for o in range(i + 1, min(len(terms), i + 65)):
+        term = terms[o]
+        if term.sentence_start:
+            break
+        if term.normal in _HAS_WORDS:
+            return True
+        if term.normal in _IS_WORDS or not term.tags.isdisjoint(_IS_TAGS):
+            return False
+        nxt = terms[o + 1] if o + 1 < len(terms) else None
+        adj_past = term.switch == "Adj|Past" and nxt is not None
+        if adj_past and nxt is not None and (nxt.normal in _ADJ_LIKE or nxt.has("Preposition")):
+            return False
+        if term.has("PastTense"):
+            return nxt is None or nxt.normal != "for"
+    return False
+
+
+def _is_or_has(terms: list[Term], lex: Lexicon) -> None:
+    """Turn the implicit *is* of ``X's`` into *has* where compromise does, and re-tag it."""
+    for i, term in enumerate(terms):
+        if not (term.implicit and term.normal == "is" and i > 0):
+            continue
+        head = terms[i - 1].text.lower().replace("\u2019", "'")
+        if not head.endswith("'s") or head[:-2] in ("let", "there"):
+            continue
+        if _has_follows(terms, i):
+            term.normal = "has"
+            term.switch = ""
+            term.tags = set(lex.words.get("has", ()))
+            _fill(term, lex)
+
+
+def tag_text(text: str) -> list[Term]:
+    """Tokenize and tag ``text`` as compromise 14.17.0 would (see the module docstring).
+
+    Args:
+        text: any string (it may be empty, unpunctuated or not English).
+
+    Returns:
+        The terms in order, each with its compromise tags.
+
+    Example:
+        >>> [sorted(t.tags & {"Noun", "Verb"}) for t in tag_text("Dogs bark")]
+        [['Noun'], ['Verb']]
+    """
+    lex = lexicon()
+    with gc_paused():
+        terms = tokenize(text)
+        cache: dict[tuple[str, str, bool], _FirstPass] = {}
+        for term in terms:
+            _first_pass(term, lex, cache)
+        _phrasal(terms, lex)
+        parts = list(clauses(terms))
+        for clause in parts:
+            _tag_clause(clause, lex)
+        _is_or_has(terms, lex)
+        apply_post_rules(parts, lex)
+    return terms
