@@ -6,6 +6,7 @@ import pytest
 
 from scorekit.errors import ConfigError, ScorerRunError
 from scorekit.judge import ScriptedJudge
+from scorekit.judge.structured import extract_json
 from scorekit.scorers.noise_sensitivity import (
     SCORER_ID,
     ImpactWeights,
@@ -70,6 +71,14 @@ def test_conformance(case: dict[str, Any], expected: dict[str, Any]) -> None:
             create_noise_sensitivity_scorer_llm(model=judge, **case_options(case))
         return
     scorer = create_noise_sensitivity_scorer_llm(model=judge, **case_options(case))
+    first = case["judgeResponses"][0]
+    analysis = first if isinstance(first, dict) else extract_json(first)
+    if "error" not in expected and not 0 <= analysis.get("robustnessScore", 0) <= 1:
+        # row 71: Mastra clamps a robustness score outside [0, 1]; scorekit repairs, then fails
+        with pytest.raises(ScorerRunError) as refused:
+            scorer.run_sync(**catalog_run_args(case))
+        assert refused.value.failed_step == "analyze"
+        return
     if "error" in expected:
         with pytest.raises(ScorerRunError) as info:
             scorer.run_sync(**catalog_run_args(case))
@@ -230,3 +239,23 @@ def test_docstring_examples() -> None:
     outcome = doctest.testmod(module)
     assert outcome.attempted > 0
     assert outcome.failed == 0
+
+
+def test_a_robustness_score_outside_zero_to_one_is_repaired() -> None:
+    # row 71: Mastra clamps 7 to 1 and -3 to 0, scoring what the judge never said
+    dims = [
+        {
+            "dimension": "relevance",
+            "impact_level": "none",
+            "specific_changes": "-",
+            "noise_influence": "-",
+        }
+    ]
+    bad = {"dimensions": dims, "overall_assessment": "o", "robustness_score": 7}
+    good = {**bad, "robustness_score": 0.9}
+    judge = ScriptedJudge([bad, good, "why"])
+    scorer = create_noise_sensitivity_scorer_llm(
+        model=judge, baseline_response="Paris.", noisy_query="Capital of France? cats rule"
+    )
+    result = scorer.run_sync(input="Capital of France?", output="Paris.")
+    assert (result.status, result.score, len(judge.calls)) == ("ok", 0.9, 3)

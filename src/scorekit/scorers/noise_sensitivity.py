@@ -212,8 +212,9 @@ class NoiseAnalysis(JudgeReply):
     """The judge's overall view."""
     major_issues: list[str] | None = None
     """The serious problems the noise caused (absent when the judge left the key out)."""
-    robustness_score: Annotated[float, Field(allow_inf_nan=False)]
-    """The judge's robustness score; meant to be in ``[0, 1]``, clamped when it is not."""
+    robustness_score: Annotated[float, Field(allow_inf_nan=False, ge=0, le=1)]
+    """The judge's robustness score in ``[0, 1]``; another value is repaired, then fails (row
+    71: Mastra clamps it)."""
 
     @model_validator(mode="after")
     def _each_dimension_once(self) -> NoiseAnalysis:
