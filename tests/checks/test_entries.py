@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from scorekit import checks
-from scorekit.scorers.registry import ScorerEntry
+from scorekit.scorers.registry import ScorerEntry, build_scorer
 
 OPTIONS: dict[str, dict[str, Any]] = {
     "check-includes": {"expected": "Sunny", "ignore_case": False},
@@ -66,7 +66,8 @@ def test_one_entry_per_check() -> None:
 def test_factories_take_keyword_options_only(entry: ScorerEntry) -> None:
     parameters = inspect.signature(entry.factory).parameters.values()
     assert all(param.kind is param.KEYWORD_ONLY for param in parameters)
-    assert [option.name for option in entry.options()] == list(OPTIONS[entry.name])
+    # every check also takes scorer_id, to run two of one kind in one run
+    assert [option.name for option in entry.options()] == [*OPTIONS[entry.name], "scorer_id"]
     for option in entry.options():
         assert re.fullmatch(r"[a-z][a-z0-9_]*", option.name)
 
@@ -94,3 +95,16 @@ def test_required_options() -> None:
     assert required["check-called-tool"] == ["tool_name"]
     assert required["check-matches"] == ["pattern"]
     assert required["check-used-no-tools"] == []
+
+
+def test_two_checks_of_one_kind_run_together_under_their_own_ids() -> None:
+    from scorekit.evals import run_evals_sync
+
+    reply = [{"role": "assistant", "content": "Sunny in Paris."}]
+    sunny = checks.includes("sunny", scorer_id="mentions-sunny")
+    paris = checks.includes("paris", scorer_id="mentions-paris")
+    rain = build_scorer("check-includes", expected="rain", scorer_id="mentions-rain")
+    result = run_evals_sync([{"input": "q", "output": reply}], [sunny, paris, rain])
+    scores = {sid: r.score for sid, r in result.items[0].scorer_results.items()}
+    assert scores == {"mentions-sunny": 1.0, "mentions-paris": 1.0, "mentions-rain": 0.0}
+    assert checks.includes("x").id == "check-includes"  # Mastra's id by default

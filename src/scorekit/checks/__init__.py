@@ -80,51 +80,55 @@ __all__ = [
 # The registry builds scorers from keyword options only; these take them and call the checks.
 
 
-def _includes(*, expected: str, ignore_case: bool = True) -> Scorer:
+def _includes(*, expected: str, ignore_case: bool = True, scorer_id: str | None = None) -> Scorer:
     """The reply contains ``expected`` (:func:`includes`)."""
-    return includes(expected, ignore_case=ignore_case)
+    return includes(expected, ignore_case=ignore_case, scorer_id=scorer_id)
 
 
-def _excludes(*, unwanted: str, ignore_case: bool = True) -> Scorer:
+def _excludes(*, unwanted: str, ignore_case: bool = True, scorer_id: str | None = None) -> Scorer:
     """The reply does not contain ``unwanted`` (:func:`excludes`)."""
-    return excludes(unwanted, ignore_case=ignore_case)
+    return excludes(unwanted, ignore_case=ignore_case, scorer_id=scorer_id)
 
 
-def _equals(*, expected: str, ignore_case: bool = True) -> Scorer:
+def _equals(*, expected: str, ignore_case: bool = True, scorer_id: str | None = None) -> Scorer:
     """The reply is exactly ``expected`` (:func:`equals`)."""
-    return equals(expected, ignore_case=ignore_case)
+    return equals(expected, ignore_case=ignore_case, scorer_id=scorer_id)
 
 
-def _matches(*, pattern: Pattern, exact: bool = False) -> Scorer:
+def _matches(*, pattern: Pattern, exact: bool = False, scorer_id: str | None = None) -> Scorer:
     """The reply matches ``pattern`` (:func:`matches`)."""
-    return matches(pattern, exact=exact)
+    return matches(pattern, exact=exact, scorer_id=scorer_id)
 
 
 def _similarity(
-    *, expected: str, ignore_case: bool = True, threshold: float | None = None
+    *,
+    expected: str,
+    ignore_case: bool = True,
+    threshold: float | None = None,
+    scorer_id: str | None = None,
 ) -> Scorer:
     """The reply's bigram similarity to ``expected`` (:func:`similarity`)."""
-    return similarity(expected, ignore_case=ignore_case, threshold=threshold)
+    return similarity(expected, ignore_case=ignore_case, threshold=threshold, scorer_id=scorer_id)
 
 
-def _called_tool(*, tool_name: str, times: int = 1) -> Scorer:
+def _called_tool(*, tool_name: str, times: int = 1, scorer_id: str | None = None) -> Scorer:
     """The agent called ``tool_name`` at least ``times`` times (:func:`called_tool`)."""
-    return called_tool(tool_name, times=times)
+    return called_tool(tool_name, times=times, scorer_id=scorer_id)
 
 
-def _did_not_call(*, tool_name: str) -> Scorer:
+def _did_not_call(*, tool_name: str, scorer_id: str | None = None) -> Scorer:
     """The agent never called ``tool_name`` (:func:`did_not_call`)."""
-    return did_not_call(tool_name)
+    return did_not_call(tool_name, scorer_id=scorer_id)
 
 
-def _tool_order(*, expected_order: list[str]) -> Scorer:
+def _tool_order(*, expected_order: list[str], scorer_id: str | None = None) -> Scorer:
     """The agent called these tools in this order (:func:`tool_order`)."""
-    return tool_order(expected_order)
+    return tool_order(expected_order, scorer_id=scorer_id)
 
 
-def _max_tool_calls(*, max_calls: float) -> Scorer:
+def _max_tool_calls(*, max_calls: float, scorer_id: str | None = None) -> Scorer:
     """The agent made at most ``max_calls`` tool calls (:func:`max_tool_calls`)."""
-    return max_tool_calls(max_calls)
+    return max_tool_calls(max_calls, scorer_id=scorer_id)
 
 
 def _entry(scorer_id: str, factory: Any, summary: str) -> ScorerEntry:

@@ -84,12 +84,14 @@ def _case(target: str, ignore_case: Any) -> tuple[str, bool]:
     return (target.lower() if fold else target), fold
 
 
-def includes(expected: str, *, ignore_case: bool = True) -> Scorer:
+def includes(expected: str, *, ignore_case: bool = True, scorer_id: str | None = None) -> Scorer:
     """Check that the reply contains ``expected`` (Mastra ``checks.includes``).
 
     Args:
         expected: the text to find; non-empty.
         ignore_case: compare lower-cased texts.
+        scorer_id: the scorer's id, by default Mastra's ``check--target``; give each
+            check of one kind its own to run several in one run (ids are unique in a run).
 
     Returns:
         A scorer (id ``check-includes``): 1 when found, else 0. ``preprocess_step_result`` is
@@ -113,19 +115,21 @@ def includes(expected: str, *, ignore_case: bool = True) -> Scorer:
         return {"output": output, "target": target, "found": target in output}
 
     return check_scorer(
-        INCLUDES_ID,
+        scorer_id or INCLUDES_ID,
         description=f"Whether the reply includes {expected!r}",
         preprocess=preprocess,
         score=passed_score("found"),
     )
 
 
-def excludes(unwanted: str, *, ignore_case: bool = True) -> Scorer:
+def excludes(unwanted: str, *, ignore_case: bool = True, scorer_id: str | None = None) -> Scorer:
     """Check that the reply does not contain ``unwanted`` (Mastra ``checks.excludes``).
 
     Args:
         unwanted: the text that must not appear; non-empty.
         ignore_case: compare lower-cased texts.
+        scorer_id: the scorer's id, by default Mastra's ``check-excludes``; give each
+            check of one kind its own to run several in one run (ids are unique in a run).
 
     Returns:
         A scorer (id ``check-excludes``): 1 when absent, else 0. ``preprocess_step_result`` is
@@ -148,14 +152,14 @@ def excludes(unwanted: str, *, ignore_case: bool = True) -> Scorer:
         return {"output": output, "target": target, "excluded": target not in output}
 
     return check_scorer(
-        EXCLUDES_ID,
+        scorer_id or EXCLUDES_ID,
         description=f"Whether the reply avoids {unwanted!r}",
         preprocess=preprocess,
         score=passed_score("excluded"),
     )
 
 
-def equals(expected: str, *, ignore_case: bool = True) -> Scorer:
+def equals(expected: str, *, ignore_case: bool = True, scorer_id: str | None = None) -> Scorer:
     """Check that the reply is exactly ``expected`` (Mastra ``checks.equals``).
 
     The assistant texts are joined with no separator and not trimmed: ``" sunny "`` does not
@@ -164,6 +168,8 @@ def equals(expected: str, *, ignore_case: bool = True) -> Scorer:
     Args:
         expected: the whole expected reply; non-empty.
         ignore_case: compare lower-cased texts.
+        scorer_id: the scorer's id, by default Mastra's ``check-equals``; give each
+            check of one kind its own to run several in one run (ids are unique in a run).
 
     Returns:
         A scorer (id ``check-equals``): 1 when equal, else 0. ``preprocess_step_result`` is
@@ -186,7 +192,7 @@ def equals(expected: str, *, ignore_case: bool = True) -> Scorer:
         return {"output": output, "target": target, "is_equal": output == target}
 
     return check_scorer(
-        EQUALS_ID,
+        scorer_id or EQUALS_ID,
         description=f"Whether the reply equals {expected!r}",
         preprocess=preprocess,
         score=passed_score("is_equal"),
@@ -233,7 +239,7 @@ def _matcher(pattern: Any) -> _Matcher:
     )
 
 
-def matches(pattern: Pattern, *, exact: bool = False) -> Scorer:
+def matches(pattern: Pattern, *, exact: bool = False, scorer_id: str | None = None) -> Scorer:
     """Check that the reply matches a regular expression (Mastra ``checks.matches``).
 
     Args:
@@ -245,6 +251,8 @@ def matches(pattern: Pattern, *, exact: bool = False) -> Scorer:
             (``search``; a JS regex with the ``y`` flag must match at the start). Mastra
             builds ``^source$`` without a group, so ``cat|dog`` accepts any text ending in
             ``dog``; scorekit does not (row 32).
+        scorer_id: the scorer's id, by default Mastra's ``check--matcher``; give each
+            check of one kind its own to run several in one run (ids are unique in a run).
 
     Returns:
         A scorer (id ``check-matches``): 1 on a match, else 0. ``preprocess_step_result`` is
@@ -276,7 +284,7 @@ def matches(pattern: Pattern, *, exact: bool = False) -> Scorer:
         }
 
     return check_scorer(
-        MATCHES_ID,
+        scorer_id or MATCHES_ID,
         description=f"Whether the reply {'fully ' if whole else ''}matches {matcher.shown}",
         preprocess=preprocess,
         score=passed_score("matched"),
@@ -301,7 +309,11 @@ def _threshold(value: Any) -> float | None:
 
 
 def similarity(
-    expected: str, *, ignore_case: bool = True, threshold: float | None = None
+    expected: str,
+    *,
+    ignore_case: bool = True,
+    threshold: float | None = None,
+    scorer_id: str | None = None,
 ) -> Scorer:
     """Score the reply's bigram similarity to ``expected`` (Mastra ``checks.similarity``).
 
@@ -314,6 +326,8 @@ def similarity(
         ignore_case: compare lower-cased texts.
         threshold: when given, the score is 1 if the similarity is ``>= threshold``, else 0;
             a number in (0, 1].
+        scorer_id: the scorer's id, by default Mastra's ``check--threshold``; give each
+            check of one kind its own to run several in one run (ids are unique in a run).
 
     Returns:
         A scorer (id ``check-similarity``): the similarity in [0, 1], or 0/1 with a threshold.
@@ -359,7 +373,7 @@ def similarity(
         return 1.0 if value >= limit else 0.0
 
     return check_scorer(
-        SIMILARITY_ID,
+        scorer_id or SIMILARITY_ID,
         description=f"How similar the reply is to {expected!r}"
         + (f" (passes at {limit})" if limit is not None else ""),
         preprocess=preprocess,

@@ -73,12 +73,14 @@ def _names(messages: list[Any]) -> list[str]:
     return [call.tool_name for call in extract_tool_calls(messages)]
 
 
-def called_tool(tool_name: str, *, times: int = 1) -> Scorer:
+def called_tool(tool_name: str, *, times: int = 1, scorer_id: str | None = None) -> Scorer:
     """Check that the agent called ``tool_name`` at least ``times`` times (``calledTool``).
 
     Args:
         tool_name: the tool's name (exact, case-sensitive).
         times: the least number of calls; an int >= 1.
+        scorer_id: the scorer's id, by default Mastra's ``check--tool-name``; give each
+            check of one kind its own to run several in one run (ids are unique in a run).
 
     Returns:
         A scorer (id ``check-called-tool``): 1 when the tool was called ``times`` times or
@@ -109,7 +111,7 @@ def called_tool(tool_name: str, *, times: int = 1) -> Scorer:
         }
 
     return check_scorer(
-        CALLED_TOOL_ID,
+        scorer_id or CALLED_TOOL_ID,
         description=f"Whether the agent called {name!r}"
         + (f" at least {times} times" if times > 1 else ""),
         preprocess=preprocess,
@@ -117,11 +119,13 @@ def called_tool(tool_name: str, *, times: int = 1) -> Scorer:
     )
 
 
-def did_not_call(tool_name: str) -> Scorer:
+def did_not_call(tool_name: str, *, scorer_id: str | None = None) -> Scorer:
     """Check that the agent never called ``tool_name`` (``didNotCall``).
 
     Args:
         tool_name: the tool's name (exact, case-sensitive).
+        scorer_id: the scorer's id, by default Mastra's ``check-did-not-call``; give each
+            check of one kind its own to run several in one run (ids are unique in a run).
 
     Returns:
         A scorer (id ``check-did-not-call``): 1 when the tool was not called, else 0.
@@ -142,7 +146,7 @@ def did_not_call(tool_name: str) -> Scorer:
         return {"tool_name": name, "count": count, "passed": count == 0}
 
     return check_scorer(
-        DID_NOT_CALL_ID,
+        scorer_id or DID_NOT_CALL_ID,
         description=f"Whether the agent avoided calling {name!r}",
         preprocess=preprocess,
         score=passed_score("passed"),
@@ -168,12 +172,14 @@ def follows_order(actual: Sequence[str], expected: Sequence[str]) -> bool:
     return position == len(expected)
 
 
-def tool_order(expected_order: Sequence[str]) -> Scorer:
+def tool_order(expected_order: Sequence[str], *, scorer_id: str | None = None) -> Scorer:
     """Check that the agent called the tools in this order (``toolOrder``).
 
     Args:
         expected_order: tool names; they must appear in the calls in this order, other calls
             allowed between them. Non-empty.
+        scorer_id: the scorer's id, by default Mastra's ``check-follows-order``; give each
+            check of one kind its own to run several in one run (ids are unique in a run).
 
     Returns:
         A scorer (id ``check-tool-order``): 1 when the order holds, else 0.
@@ -208,19 +214,21 @@ def tool_order(expected_order: Sequence[str]) -> Scorer:
         }
 
     return check_scorer(
-        TOOL_ORDER_ID,
+        scorer_id or TOOL_ORDER_ID,
         description=f"Whether the agent called {' → '.join(order)} in this order",
         preprocess=preprocess,
         score=passed_score("passed"),
     )
 
 
-def max_tool_calls(max_calls: float) -> Scorer:
+def max_tool_calls(max_calls: float, *, scorer_id: str | None = None) -> Scorer:
     """Check that the agent made at most ``max_calls`` tool calls (``maxToolCalls``).
 
     Args:
         max_calls: the limit (Mastra's ``max``); a finite number >= 0. A fractional limit
             works as its floor (``1.5`` allows 1 call), as in Mastra.
+        scorer_id: the scorer's id, by default Mastra's ``check-max-tool-calls``; give each
+            check of one kind its own to run several in one run (ids are unique in a run).
 
     Returns:
         A scorer (id ``check-max-tool-calls``): 1 when the number of calls is within the
@@ -249,15 +257,19 @@ def max_tool_calls(max_calls: float) -> Scorer:
         return {"count": count, "max": limit, "passed": count <= limit}
 
     return check_scorer(
-        MAX_TOOL_CALLS_ID,
+        scorer_id or MAX_TOOL_CALLS_ID,
         description=f"Whether the agent made at most {limit} tool calls",
         preprocess=preprocess,
         score=passed_score("passed"),
     )
 
 
-def used_no_tools() -> Scorer:
+def used_no_tools(*, scorer_id: str | None = None) -> Scorer:
     """Check that the agent called no tool at all (``usedNoTools``).
+
+    Args:
+        scorer_id: the scorer's id, by default Mastra's ``check-used-no-tools``; give each
+            check of one kind its own to run several in one run (ids are unique in a run).
 
     Returns:
         A scorer (id ``check-used-no-tools``): 1 without tool calls, else 0.
@@ -273,7 +285,7 @@ def used_no_tools() -> Scorer:
         return {"count": count, "passed": count == 0}
 
     return check_scorer(
-        USED_NO_TOOLS_ID,
+        scorer_id or USED_NO_TOOLS_ID,
         description="Whether the agent answered without calling a tool",
         preprocess=preprocess,
         score=passed_score("passed"),
@@ -348,11 +360,15 @@ def _tool_errors(messages: list[Any]) -> tuple[int, int]:
     return errors, total
 
 
-def no_tool_errors() -> Scorer:
+def no_tool_errors(*, scorer_id: str | None = None) -> Scorer:
     """Check that no tool call failed (``noToolErrors``).
 
     A Mastra invocation fails as :func:`invocation_failed` says; an OpenAI-style call fails
     when no ``{"role": "tool", "tool_call_id": ...}`` message answers it.
+
+    Args:
+        scorer_id: the scorer's id, by default Mastra's ``check--js-truthy``; give each
+            check of one kind its own to run several in one run (ids are unique in a run).
 
     Returns:
         A scorer (id ``check-no-tool-errors``): 1 when no call failed, else 0.
@@ -373,7 +389,7 @@ def no_tool_errors() -> Scorer:
         return {"error_count": errors, "total_calls": total, "passed": errors == 0}
 
     return check_scorer(
-        NO_TOOL_ERRORS_ID,
+        scorer_id or NO_TOOL_ERRORS_ID,
         description="Whether every tool call succeeded",
         preprocess=preprocess,
         score=passed_score("passed"),
