@@ -60,3 +60,18 @@ def test_expected_trajectory_and_additional_context_reach_the_scorer_and_the_sto
         (row,) = store.results(result.run_id)
         assert row.expected_trajectory == item["expected_trajectory"]
         assert row.additional_context == {"n": 2}
+
+
+def test_reading_a_database_that_is_not_scorekits_writes_nothing_into_it(tmp_path: Path) -> None:
+    import pytest
+
+    from scorekit.errors import StoreError
+
+    foreign = tmp_path / "foreign.db"
+    with sqlite3.connect(foreign) as conn:
+        conn.execute("create table x (a integer)")
+    with pytest.raises(StoreError, match="holds no scorekit runs"):
+        Store(foreign, create=False)
+    with sqlite3.connect(foreign) as conn:
+        tables = [row[0] for row in conn.execute("select name from sqlite_master")]
+    assert tables == ["x"]  # no runs/results tables, no indexes were added

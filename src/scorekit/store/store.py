@@ -8,7 +8,6 @@ the CLI or the report reads.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -28,7 +27,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 
 from scorekit.errors import StoreError
 from scorekit.results import Status
@@ -42,7 +41,7 @@ from scorekit.store.records import (
     utc,
 )
 from scorekit.store.summaries import read_summaries, stored_summaries
-from scorekit.store.tables import add_missing_columns, metadata, results, runs
+from scorekit.store.tables import ensure_schema, results, runs
 from scorekit.summary import ScoreSummary
 
 __all__ = ["DEFAULT_DB_PATH", "Store", "resolve_url"]
@@ -154,25 +153,13 @@ class Store:
             self._engine: Engine = create_engine(url)
             if parsed.get_backend_name() == "sqlite":
                 event.listen(self._engine, "connect", _set_sqlite_pragmas)
-            self._create_tables()
+            ensure_schema(self._engine, create=create)
+        except StoreError as exc:  # not a scorekit database: say which
+            raise StoreError(f"{self.url}: {exc}", url=self.url) from exc
         except (SQLAlchemyError, ImportError) as exc:
             raise StoreError(
                 f"cannot open the database {self.url}: {_short(exc)}", url=self.url
             ) from exc
-
-    def _create_tables(self) -> None:
-        # Several processes may open a fresh database at once (parallel CI jobs): each checks
-        # for the tables, then creates them, so one may find a table another just made. That
-        # race is harmless; try again, and the check then sees the tables.
-        for attempt in range(5):
-            try:
-                metadata.create_all(self._engine)
-                add_missing_columns(self._engine)
-                return
-            except OperationalError as exc:
-                if "already exists" not in str(exc) or attempt == 4:
-                    raise
-                time.sleep(0.05 * (attempt + 1))
 
     def __repr__(self) -> str:
         return f"Store({self.url!r})"

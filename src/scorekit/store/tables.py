@@ -12,6 +12,7 @@ databases stay readable.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from sqlalchemy import (
@@ -31,9 +32,12 @@ from sqlalchemy import (
     literal,
     text,
 )
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.schema import ColumnDefault, CreateColumn
 
-__all__ = ["add_missing_columns", "metadata", "results", "runs"]
+from scorekit.errors import StoreError
+
+__all__ = ["add_missing_columns", "ensure_schema", "metadata", "results", "runs"]
 
 metadata = MetaData()
 """The schema: ``runs`` and ``results``."""
@@ -132,3 +136,38 @@ def _add_column(engine: Engine, table: Table, column: Column[Any]) -> str:
         spec += f" DEFAULT {value}"
     table_name = dialect.identifier_preparer.format_table(table)
     return f"ALTER TABLE {table_name} ADD COLUMN {spec}"
+
+
+def ensure_schema(engine: Engine, *, create: bool = True) -> None:
+    """Make the database hold scorekit's tables with every column.
+
+    Args:
+        engine: the database.
+        create: create the tables when missing; ``False`` (the reading commands): a database
+            without them is refused, never written into.
+
+    Raises:
+        StoreError: ``create=False`` and the database holds no scorekit tables.
+        sqlalchemy.exc.SQLAlchemyError: the database cannot be read or changed.
+    """
+    if not create:
+        missing = {runs.name, results.name} - set(inspect(engine).get_table_names())
+        if missing:
+            raise StoreError(
+                f"the database holds no scorekit runs (no {' or '.join(sorted(missing))} "
+                "table): is it the right file?"
+            )
+        add_missing_columns(engine)
+        return
+    # Several processes may open a fresh database at once (parallel CI jobs): each checks for
+    # the tables, then creates them, so one may find a table another just made. That race is
+    # harmless; try again, and the check then sees the tables.
+    for attempt in range(5):
+        try:
+            metadata.create_all(engine)
+            add_missing_columns(engine)
+            return
+        except OperationalError as exc:
+            if "already exists" not in str(exc) or attempt == 4:
+                raise
+            time.sleep(0.05 * (attempt + 1))
