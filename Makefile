@@ -24,7 +24,10 @@ demo: venv
 		--no-header --no-quote --ground-truth-field 5 --output-field 6 \
 		--scorer content-similarity --correlate 4 --name stsb-content-similarity \
 		--out .scorekit/demo-results.jsonl --report .scorekit/stsb-report.html
-	$(BIN)/scorekit run examples/expertqa/expertqa.yaml --report .scorekit/expertqa-report.html
+	@# exit 1 is a finished run whose verdict failed (with the tiny judge, replies it cannot
+	@# repair are errors): a result to read in the table, not a failure of the demo
+	$(BIN)/scorekit run examples/expertqa/expertqa.yaml --report .scorekit/expertqa-report.html \
+		|| { code=$$?; test $$code -eq 1 && echo "demo: the ExpertQA run finished; its verdict failed (see the table above)"; test $$code -eq 1; }
 	@echo "database: .scorekit/scorekit.db (scorekit runs | show latest | report latest -o FILE)"
 
 ## test: lint, strict type check and the test suite
