@@ -445,3 +445,26 @@ def test_docstring_examples() -> None:
 
     result = doctest.testmod(tool_call_accuracy_llm)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_missing_tools_name_only_available_tools_once() -> None:
+    # row 72: a missing tool the agent could not have called scores nothing
+    tools = [
+        {"id": "weather", "description": "the weather"},
+        {"id": "calendar", "description": "c"},
+    ]
+    bad = {"evaluations": [], "missing_tools": ["nonexistentTool"]}
+    twice = {"evaluations": [], "missing_tools": ["weather", "weather"]}
+    good = {"evaluations": [], "missing_tools": ["weather"]}
+    output = [{"role": "assistant", "content": "Which city?"}]
+    for first in (bad, twice):
+        judge = ScriptedJudge([first, good, "why"])
+        scorer = create_tool_call_accuracy_scorer_llm(model=judge, available_tools=tools)
+        result = scorer.run_sync(input="What's the weather?", output=output)
+        assert (result.status, result.score, len(judge.calls)) == ("ok", 0.0, 3)
+    schema = analysis_spec((), ("weather", "calendar")).json_schema
+    assert schema["properties"]["missing_tools"] == {
+        "items": {"type": "string", "enum": ["weather", "calendar"]},
+        "type": "array",
+        "uniqueItems": True,
+    }

@@ -70,6 +70,8 @@ SCORER_ID = "llm-tool-call-accuracy-scorer"
 
 CALLED_TOOLS = "called_tools"
 """The validation-context key holding the called tools' names, in call order."""
+AVAILABLE_TOOLS = "available_tools"
+"""The validation-context key holding the available tools' ids."""
 
 
 class ToolEvaluation(JudgeReply):
@@ -119,6 +121,22 @@ class ToolCallAnalysis(CountedReply):
         )
 
     @model_validator(mode="after")
+    def _missing_tools_are_available_tools(self, info: ValidationInfo) -> ToolCallAnalysis:
+        ids = (info.context or {}).get(AVAILABLE_TOOLS)
+        named = self.missing_tools or []
+        if ids is None or not named:
+            return self
+        unknown = [name for name in named if name not in ids]
+        if unknown:
+            raise ValueError(
+                f"missing_tools may name only available tools ({', '.join(ids) or 'none'}); "
+                f"got {unknown}"
+            )
+        if len(set(named)) != len(named):
+            raise ValueError(f"missing_tools names a tool more than once: {named}")
+        return self
+
+    @model_validator(mode="after")
     def _name_the_calls(self, info: ValidationInfo) -> ToolCallAnalysis:
         names = (info.context or {}).get(CALLED_TOOLS)
         if names is None:
@@ -143,15 +161,17 @@ class NoToolCallAnalysis(ToolCallAnalysis):
 
 
 @functools.lru_cache(maxsize=256)
-def analysis_spec(calls: tuple[str, ...]) -> SchemaSpec:
+def analysis_spec(calls: tuple[str, ...], available: tuple[str, ...] | None = None) -> SchemaSpec:
     """The analyze step's schema for a run with these calls (cached per call list).
 
     With calls: exactly ``len(calls)`` evaluations (``minItems`` = ``maxItems``), each
     ``tool_index`` in ``[0, len(calls) − 1]``. Without: an empty ``evaluations`` list and a
-    required ``missing_tools`` (:class:`NoToolCallAnalysis`).
+    required ``missing_tools`` (:class:`NoToolCallAnalysis`). ``missing_tools`` may name only
+    available tools, each once (row 72).
 
     Args:
         calls: the called tools' names, in call order.
+        available: the available tools' ids (``None``: not checked).
     """
     model: type[ToolCallAnalysis] = ToolCallAnalysis if calls else NoToolCallAnalysis
     schema = model.model_json_schema()  # a fresh dict each time; edited below
@@ -164,7 +184,14 @@ def analysis_spec(calls: tuple[str, ...]) -> SchemaSpec:
     if count:
         index = schema["$defs"]["ToolEvaluation"]["properties"]["tool_index"]
         index["maximum"] = count - 1
-    context = {EXPECTED_ITEMS: count, CALLED_TOOLS: calls}
+    context: dict[str, object] = {EXPECTED_ITEMS: count, CALLED_TOOLS: calls}
+    if available is not None:
+        context[AVAILABLE_TOOLS] = available
+        missing = schema["properties"]["missing_tools"]
+        listed = next((part for part in missing.get("anyOf", [missing]) if "items" in part), None)
+        if listed is not None and available:
+            listed["items"] = {"type": "string", "enum": list(available)}
+            listed["uniqueItems"] = True
     return SchemaSpec(model.__name__, schema, model, context).check()
 
 
@@ -304,7 +331,7 @@ def create_tool_call_accuracy_scorer_llm(
     def analyze_schema(ctx: StepContext) -> SchemaSpec:
         # one evaluation per call, by index (row 52); none, with missing_tools, when no
         # call was made (row 53)
-        return analysis_spec(called(ctx))
+        return analysis_spec(called(ctx), tuple(tool_id for tool_id, _ in tools))
 
     def generate_score(ctx: StepContext) -> float:
         analysis: ToolCallAnalysis = ctx.results.analyze_step_result
