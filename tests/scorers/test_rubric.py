@@ -8,6 +8,7 @@ import pytest
 from scorekit.errors import ConfigError, ScorerRunError
 from scorekit.judge import ScriptedJudge
 from scorekit.scorers.rubric import (
+    EMPTY_RESPONSE_REASON,
     NO_RUBRIC_REASON,
     Rubric,
     RubricCriterion,
@@ -234,9 +235,29 @@ def test_no_rubric_is_skipped_without_a_judge_call() -> None:
     # row 60
     judge = ScriptedJudge([])
     result = create_rubric_scorer(model=judge).run_sync(
-        input="q", output="a", request_context={"rubric": "  \n"}
+        input="q", output="a", request_context={"tone": "formal"}
     )
     assert (result.status, result.score, result.reason) == ("skipped", None, NO_RUBRIC_REASON)
+    assert judge.calls == []
+
+
+def test_a_blank_run_rubric_is_an_error_naming_its_field() -> None:
+    # a rubric was given, but it holds no criterion: a mistake to report, not "no rubric"
+    judge = ScriptedJudge([])
+    with pytest.raises(ScorerRunError, match=r"request_context\.rubric holds no criterion"):
+        create_rubric_scorer(model=judge).run_sync(
+            input="q", output="a", request_context={"rubric": "  \n"}
+        )
+    assert judge.calls == []
+
+
+@pytest.mark.parametrize("output", ["", "   ", []])
+def test_an_empty_response_is_skipped_without_a_judge_call(output: object) -> None:
+    # row 73: Mastra sends "(empty output)" to the judge and grades it
+    judge = ScriptedJudge([])
+    result = create_rubric_scorer(model=judge, criteria=RUBRIC).run_sync(input="q", output=output)
+    assert (result.status, result.score) == ("skipped", None)
+    assert result.reason == EMPTY_RESPONSE_REASON
     assert judge.calls == []
 
 

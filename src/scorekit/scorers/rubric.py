@@ -54,6 +54,7 @@ from scorekit.steps import ScorerRun
 from scorekit.text.whitespace import JS_WS_CLASS, js_trim
 
 __all__ = [
+    "EMPTY_RESPONSE_REASON",
     "ENTRY",
     "NO_RUBRIC_REASON",
     "SCORER_ID",
@@ -74,6 +75,9 @@ SCORER_ID = "rubric-scorer"
 
 RubricSource = Literal["criteria", "request_context", "additional_context", "input"]
 """Where a run's rubric came from: the factory's ``criteria`` or the run field of that name."""
+
+EMPTY_RESPONSE_REASON = "The response is empty: there is nothing to grade against the rubric."
+"""The reason of a run ``skipped`` because its response is blank (row 73)."""
 
 NO_RUBRIC_REASON = (
     "No rubric to grade against: the scorer has no criteria, and the run's request_context, "
@@ -207,9 +211,12 @@ def resolve_rubric(static: tuple[RubricCriterion, ...], run: ScorerRun) -> Rubri
         ("input", run.input),
     )
     for source, holder in sources:
-        criteria = parse_rubric(_rubric_in(holder), field=f"{source}.rubric")
+        given = _rubric_in(holder)
+        criteria = parse_rubric(given, field=f"{source}.rubric")
         if criteria:
             return Rubric(criteria=criteria, source=source)
+        if isinstance(given, str):  # a rubric was given, but every line of it is blank
+            raise ConfigError(f"{source}.rubric holds no criterion", field=f"{source}.rubric")
     return None
 
 
@@ -343,14 +350,16 @@ def _task(run: ScorerRun) -> str:
     return get_user_message(run.input) or "(no task provided)"
 
 
-def _response(run: ScorerRun) -> str:
+def _response_text(run: ScorerRun) -> str:
     text = get_assistant_message(run.output)
     if text:
         return text
     current = run.input.get("currentText") if isinstance(run.input, Mapping) else None
-    if isinstance(current, str) and current:
-        return current
-    return "(empty output)"
+    return current if isinstance(current, str) else ""
+
+
+def _response(run: ScorerRun) -> str:
+    return _response_text(run) or "(empty output)"
 
 
 def _analyze_prompt(task: str, criteria: Sequence[RubricCriterion], response: str) -> str:
@@ -426,7 +435,11 @@ def create_rubric_scorer(
 
     def preprocess(ctx: StepContext) -> Rubric | NotScorable:
         rubric = resolve_rubric(static, ctx.run)
-        return rubric if rubric is not None else not_scorable(NO_RUBRIC_REASON)
+        if rubric is None:
+            return not_scorable(NO_RUBRIC_REASON)
+        if not js_trim(_response_text(ctx.run)):  # row 73: nothing to grade
+            return not_scorable(EMPTY_RESPONSE_REASON)
+        return rubric
 
     def analyze_prompt(ctx: StepContext) -> str:
         rubric: Rubric = ctx.results.preprocess_step_result
