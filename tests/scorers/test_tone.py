@@ -4,7 +4,9 @@ import pytest
 
 from scorekit.errors import ConfigError
 from scorekit.scorers.tone import create_tone_scorer, sentiment_stability
+from scorekit.text.language import detect_language
 from tests.conformance import cases_for, options, run_args, to_snake
+from tests.text.test_language import MULTILINGUAL_MISSING, needs_multilingual
 
 CASES = cases_for("tone")
 
@@ -85,13 +87,87 @@ def test_summation_is_left_to_right() -> None:
     assert mean == ((0.1 + 0.2) + 0.3) / 3
 
 
-@pytest.mark.parametrize(
-    "output", ["東京は日本の首都です。", "Привет мир. Пока.", "مرحبا بالعالم", "   ", "\n\n"]
-)
-def test_non_english_and_whitespace(output: str) -> None:
+@pytest.mark.parametrize("output", ["   ", "\n\n", "12345.", "\U0001f60d!"])
+def test_text_without_letters_keeps_mastras_rules(output: str) -> None:
     result = create_tone_scorer().run_sync(output=output)
     assert result.status == "ok"
     assert result.score == 1.0
+
+
+POLISH = "To jest okropny produkt, nienawidzę go. Straszne!"
+
+
+@pytest.mark.parametrize(
+    ("output", "reason"),
+    [
+        ("東京は日本の首都です。", "tone needs an English text: no sentiment lexicon for Japanese"),
+        ("我喜欢学习机器学习", "tone needs an English text: no sentiment lexicon for Chinese"),
+        ("Привет мир. Пока.", "tone needs an English text: no sentiment lexicon for Russian"),
+        ("مرحبا بالعالم", "tone needs an English text: no sentiment lexicon for Arabic"),
+        (POLISH, "tone needs an English text: no sentiment lexicon for Polish"),
+        ("ქართული ენა", "tone needs an English text: no sentiment lexicon for text in "
+         "Georgian script"),
+    ],
+)  # fmt: skip
+def test_other_languages_are_skipped(output: str, reason: str) -> None:
+    # row 77: Mastra scores these with the English lexicon (the Polish one 1.0)
+    if detect_language(output).code is None and MULTILINGUAL_MISSING and "Georgian" not in reason:
+        pytest.skip("needs the optional extra scorekit[multilingual]")
+    result = create_tone_scorer().run_sync(output=output)
+    assert (result.status, result.score, result.reason) == ("skipped", None, reason)
+    assert result.preprocess_step_result is None
+
+
+@needs_multilingual
+def test_latin_text_with_diacritics_in_english_is_scored() -> None:
+    result = create_tone_scorer().run_sync(output="The café was great. Naïve but lovely!")
+    assert result.status == "ok"
+    assert result.preprocess_step_result == {
+        "score": 0.9565972222222222,
+        # the sentences: 3/4 ("great") and 1/3 (naïve -2, lovely 3, over 3 tokens)
+        "avg_sentiment": 0.5416666666666666,
+        "sentiment_variance": 0.043402777777777776,
+    }
+
+
+def test_without_the_extra_diacritics_are_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    import scorekit.text.language as language
+
+    monkeypatch.setattr(language, "stopword_lists", lambda: None)
+    result = create_tone_scorer().run_sync(output=POLISH)
+    assert result.status == "skipped"
+    assert result.reason == (
+        "tone needs an English text and the language of this one cannot be told: telling the "
+        "language of text in Latin script needs stop-word lists: install the optional extra "
+        "scorekit[multilingual]; or pass language='en'"
+    )
+
+
+def test_language_en_scores_any_text_as_mastra() -> None:
+    result = create_tone_scorer(language="en").run_sync(output=POLISH)
+    assert result.status == "ok"
+    assert result.score == 1.0  # no English lexicon word: Mastra's meaningless 1.0, opted into
+
+
+@pytest.mark.parametrize("language", ["pl", "EN", "", None])
+def test_bad_language(language: object) -> None:
+    with pytest.raises(ConfigError) as info:
+        create_tone_scorer(language=language)  # type: ignore[arg-type]
+    assert info.value.field == "language"
+
+
+def test_reference_tone_in_another_language_is_refused() -> None:
+    with pytest.raises(ConfigError) as info:
+        create_tone_scorer(reference_tone="Это ужасно")
+    assert info.value.field == "reference_tone"
+    assert str(info.value) == (
+        "reference_tone: tone needs an English text: no sentiment lexicon for Russian"
+        if not MULTILINGUAL_MISSING
+        else "reference_tone: tone needs an English text: no sentiment lexicon for text in "
+        "Cyrillic script"
+    )
+    scorer = create_tone_scorer(reference_tone="Это ужасно", language="en")
+    assert scorer.run_sync(output="Fine.").score == 0.0  # fine 2 vs 0: difference 2
 
 
 def test_very_long_output() -> None:

@@ -39,6 +39,8 @@ def test_stop_list_is_smart_list() -> None:
         ("hello\u2028world\x1cthere\x85now", ["world\x1cthere\x85now"]),
         ("\ufeffcat", ["cat"]),
         ("Привет мир مرحبا 東京", ["привет", "мир", "مرحبا", "東京"]),
+        # Mastra's English rules split on whitespace only: no word is cut at a non-ASCII letter
+        ("Łódź, Ωραία! Zażółć", ["łódź", "ωραία", "zażółć"]),
     ],
 )
 def test_extract_keywords(text: str, expected: list[str]) -> None:
@@ -58,3 +60,22 @@ def test_matches_conformance_corpus(case: dict, expected: dict) -> None:
 def test_long_text_is_linear() -> None:
     text = "alpha beta gamma delta " * 25_000
     assert extract_keywords(text) == ["alpha", "beta", "gamma", "delta"]
+
+
+def test_other_language_path() -> None:
+    from tests.text.test_language import MULTILINGUAL_MISSING
+
+    if MULTILINGUAL_MISSING:
+        pytest.skip("needs the optional extra scorekit[multilingual]")
+    text = "<b>To</b> jest okropny produkt, nienawidzę go! Visit https://x.pl/Ą now 2024 ٣٤"
+    assert extract_keywords(text, "pl") == [
+        "okropny", "produkt", "nienawidzę", "visit", "https://x.pl/Ą", "now",
+    ]  # fmt: skip
+    assert extract_keywords("東京は日本の首都です。the API", "ja") == [
+        "東京",
+        "日本",
+        "首都",
+        "api",
+    ]
+    with pytest.raises(ValueError, match="no stop-word list"):
+        extract_keywords("x y", "xx")

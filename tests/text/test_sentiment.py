@@ -29,6 +29,8 @@ def test_data_sizes() -> None:
         ("don't (stop)", ["don't", "stop"]),
         ("x_y=z", ["x", "y", "z"]),
         ("\ufeffok\u00a0", ["ok"]),
+        # npm sentiment 5.0.2 splits on spaces and ASCII marks only: every letter stays in its word
+        ("Złą, gęślą! Ωραία; Привет", ["złą", "gęślą", "ωραία", "привет"]),
     ],
 )
 def test_tokenize(text: str, tokens: list[str]) -> None:

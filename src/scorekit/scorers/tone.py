@@ -14,8 +14,15 @@ Formula (Mastra evals 1.10.2 tone), over the output's text only (the input is ig
 
 An empty ``reference_tone`` counts as none (Mastra tests it for truth).
 
+Languages (``language=``): the lexicon is English. With ``"auto"`` (default) the output's
+language is told first (:func:`scorekit.text.language.detect_language`: Latin letters without
+diacritics, or no letters at all, are English as in Mastra); any other language gives
+``skipped`` with the reason (``"tone needs an English text: no sentiment lexicon for Polish"``),
+and a ``reference_tone`` in another language is a ``ConfigError`` (row 77). ``"en"`` scores
+any text with the English lexicon, as Mastra does.
+
 Divergences (docs/divergences.md): 2 (code points), 3 (JS whitespace), 15 (no JS prototype
-lookup of negators).
+lookup of negators), row 77 (text in another language than English is not scored).
 """
 
 from __future__ import annotations
@@ -24,8 +31,9 @@ import re
 
 from scorekit.errors import ConfigError
 from scorekit.messages import joined_text
-from scorekit.pipeline import Scorer, StepContext, create_scorer
+from scorekit.pipeline import NotScorable, Scorer, StepContext, create_scorer, not_scorable
 from scorekit.scorers.registry import ScorerEntry
+from scorekit.text.language import detect_language
 from scorekit.text.sentiment import comparative
 
 __all__ = [
@@ -34,6 +42,7 @@ __all__ = [
     "create_tone_scorer",
     "sentences_of",
     "sentiment_stability",
+    "tone_language_problem",
     "tone_match",
 ]
 
@@ -98,20 +107,42 @@ def sentiment_stability(sentiments: list[float]) -> tuple[float, float, float]:
     return max(0.0, 1 - variance), mean, variance
 
 
-def create_tone_scorer(reference_tone: str | None = None) -> Scorer:
+def tone_language_problem(text: str) -> str | None:
+    """Why ``text`` cannot be scored with the English lexicon, or ``None`` when it can.
+
+    Example:
+        >>> tone_language_problem("Gorzej być nie mogło, nienawidzę tego.")
+        'tone needs an English text: no sentiment lexicon for Polish'
+    """
+    found = detect_language(text)
+    if found.english_rules:
+        return None
+    if found.code is None and found.reason is not None and found.script == "Latin":
+        return (
+            "tone needs an English text and the language of this one cannot be told: "
+            f"{found.reason}; or pass language='en'"
+        )
+    return f"tone needs an English text: no sentiment lexicon for {found.name}"
+
+
+def create_tone_scorer(reference_tone: str | None = None, *, language: str = "auto") -> Scorer:
     """Create the Tone scorer.
 
     Args:
         reference_tone: a text whose sentiment the output should match; ``None`` or ``""``
             scores the stability of the output's own tone instead.
+        language: ``"auto"`` (score English text only, skip the rest) or ``"en"`` (score any
+            text with the English lexicon, as Mastra does); see the module docstring.
 
     Returns:
         A scorer whose ``preprocess_step_result`` is ``{"score", "response_sentiment",
         "reference_sentiment", "difference"}`` with a reference tone, else ``{"score",
         "avg_sentiment", "sentiment_variance"}``; the score is its ``score`` (in ``[0, 1]``).
+        An output in another language than English ends the run as ``skipped`` (``"auto"``).
 
     Raises:
-        ConfigError: ``reference_tone`` is not a string.
+        ConfigError: ``reference_tone`` is not a string, or (``"auto"``) not English;
+            ``language`` is neither ``"auto"`` nor ``"en"``.
 
     Example:
         >>> create_tone_scorer().run_sync(output="This is a great product.").score
@@ -122,9 +153,22 @@ def create_tone_scorer(reference_tone: str | None = None) -> Scorer:
             f"reference_tone must be a string, not {type(reference_tone).__name__}",
             field="reference_tone",
         )
+    if language not in ("auto", "en"):
+        raise ConfigError(
+            f"language must be 'auto' or 'en' (the sentiment lexicon is English), not {language!r}",
+            field="language",
+        )
+    if language == "auto" and reference_tone:
+        problem = tone_language_problem(reference_tone)
+        if problem is not None:
+            raise ConfigError(f"reference_tone: {problem}", field="reference_tone")
 
-    def preprocess(ctx: StepContext) -> dict[str, float]:
+    def preprocess(ctx: StepContext) -> dict[str, float] | NotScorable:
         text = joined_text(ctx.run.output, field="output")
+        if language == "auto":
+            problem = tone_language_problem(text)
+            if problem is not None:
+                return not_scorable(problem)
         if reference_tone:
             response = comparative(text)
             reference = comparative(reference_tone)
@@ -158,6 +202,9 @@ ENTRY = ScorerEntry(
     scorer_id=SCORER_ID,
     factory=create_tone_scorer,
     kind="code",
-    summary="Sentiment stability of the output, or closeness to a reference tone",
+    summary=(
+        "Sentiment stability of the output, or closeness to a reference tone; "
+        "languages: English only (AFINN-165), other languages skipped"
+    ),
 )
 """This scorer in the registry (:mod:`scorekit.scorers.registry`)."""

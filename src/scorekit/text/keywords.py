@@ -18,6 +18,14 @@ remove_digits: true, return_changed_case: true, remove_duplicates: true})``
 Lengths are Python code points, not UTF-16 units (``divergences.md`` row 2): a one-emoji token
 counts as one character here and two in JS, which only matters for the ``_ @ & #`` rule, where it
 changes nothing.
+
+**Other languages** (``language=`` an ISO 639-1 code other than ``"en"``; row 75, row 76):
+HTML tags are removed and the text is split on JS whitespace as above; a token containing
+``http://`` or ``https://`` is kept as is; the rest is split into words by
+:func:`scorekit.text.segment.words` (Unicode word boundaries, NFKC, lower case; Japanese and
+Chinese segmented first). Words made only of digits (of any script), stop words of the language
+(``stopwordsiso``) and, in a text of another script than Latin, English SMART stop words are
+dropped; the others are kept once, first occurrence first.
 """
 
 from __future__ import annotations
@@ -26,6 +34,9 @@ import functools
 import re
 from importlib import resources
 
+from scorekit.text.language import language_script
+from scorekit.text.segment import words
+from scorekit.text.stopwords import MULTILINGUAL_HINT, stopwords_for
 from scorekit.text.whitespace import JS_WS_CLASS, js_trim
 
 __all__ = ["extract_keywords", "stopwords_en"]
@@ -63,18 +74,53 @@ def _clean_token(token: str) -> str:
     return word
 
 
-def extract_keywords(text: str) -> list[str]:
+def _keywords_in(tokens: list[str], code: str) -> list[str]:
+    """The non-English path (module docstring) over the whitespace tokens of a text."""
+    stop = stopwords_for(code)
+    if stop is None:
+        raise ValueError(f"no stop-word list for language {code!r} ({MULTILINGUAL_HINT})")
+    english = stopwords_en() if language_script(code) != "Latin" else frozenset()
+    seen: set[str] = set()
+    keywords: list[str] = []
+
+    def keep(word: str) -> None:
+        if word in seen or word in stop or word in english or word.isnumeric():
+            return
+        seen.add(word)
+        keywords.append(word)
+
+    run: list[str] = []
+    for token in [*tokens, ""]:
+        if token and not _URL.search(token):
+            run.append(token)
+            continue
+        for word in words(" ".join(run), code) if run else ():
+            keep(word)
+        run = []
+        if token:
+            keep(token)
+    return keywords
+
+
+def extract_keywords(text: str, language: str | None = None) -> list[str]:
     """Return the keywords of ``text`` as keyword-extractor 0.0.28 does for Mastra.
 
     Source: npm ``keyword-extractor`` 0.0.28 ``extract`` with the options of Mastra evals 1.10.2
-    keyword-coverage (see the module docstring for the steps).
+    keyword-coverage (see the module docstring for the steps); for another language than
+    English, scorekit's rule (module docstring).
 
     Args:
         text: any string; ``""`` gives ``[]``.
+        language: ``None`` or ``"en"`` for Mastra's English rules, else the ISO 639-1 code of
+            a language with a ``stopwordsiso`` list (``scorekit[multilingual]``).
 
     Returns:
         The keywords in order of first occurrence, lowercased except URLs, without duplicates
         and without stop words.
+
+    Raises:
+        ValueError: ``language`` has no stop-word list here.
+        ImportError: ``language`` is Japanese or Chinese and its segmenter is not installed.
 
     Example:
         >>> extract_keywords("Don't stop believing, it's 2024!")
@@ -85,6 +131,8 @@ def extract_keywords(text: str) -> list[str]:
     stripped = js_trim(_HTML_TAG.sub("", text))
     if not stripped:
         return []
+    if language is not None and language != "en":
+        return _keywords_in(_SPLIT.split(stripped), language)
     stop = stopwords_en()
     seen: set[str] = set()
     keywords: list[str] = []
