@@ -315,6 +315,8 @@ async def test_generate_text(server: ScriptedServer) -> None:
 
 
 async def test_empty_text_reply_is_an_output_error(server: ScriptedServer) -> None:
+    # asked once more (the repair), then an error
+    server.enqueue(Reply(""))
     server.enqueue(Reply(""))
     with pytest.raises(JudgeOutputError, match="empty"):
         await make_judge(server).generate_text("Why?")
@@ -623,3 +625,20 @@ def test_a_rejected_tls_certificate_is_not_retried() -> None:
     assert "TLS certificate" in str(translated)
     assert "SSL_CERT_FILE" in str(translated)
     assert not is_retryable(translated)
+
+
+async def test_an_empty_text_reply_is_repaired_once_then_fails() -> None:
+    from scorekit.errors import JudgeOutputError
+    from scorekit.judge import Judge, ScriptedJudge
+
+    script = ScriptedJudge(["", "a reason"])
+    reply = await Judge(script, cache=False).generate_text("why?")
+    assert reply.value == "a reason"
+    assert len(script.calls) == 2
+    assert script.calls[1].messages[-1].content == (
+        "Your reply was empty. Answer again with the text asked for."
+    )
+    empty = ScriptedJudge(["", " "])
+    with pytest.raises(JudgeOutputError, match="also after a repair request"):
+        await Judge(empty, cache=False).generate_text("why?")
+    assert len(empty.calls) == 2

@@ -122,21 +122,43 @@ async def ask_structured(
         )
 
 
+EMPTY_REPLY_REPAIR = "Your reply was empty. Answer again with the text asked for."
+"""The user message of the repair request after an empty free-text reply."""
+
+
 async def ask_text(send: Send, request: JudgeRequest) -> JudgeResponse:
-    """Send a free-text request; retry once with a larger budget if the reply was cut off.
+    """Send a free-text request and return a reply that is not empty.
+
+    A reply cut off at the token limit is retried once with a larger budget, and an empty
+    reply is asked for once more (the repair-then-error rule of structured steps).
 
     Raises:
-        JudgeOutputError: the reply is empty.
+        JudgeOutputError: the reply is still empty after the repair request.
     """
-    response = await send(request)
-    calls = 1
-    if response.finish_reason == "length":
-        response = await send(replace(request, max_tokens=larger_budget(request.max_tokens)))
+    current = request
+    extended = repaired = False
+    calls = 0
+    while True:
+        response = await send(current)
         calls += 1
-    if not response.text.strip():
-        raise JudgeOutputError(
-            "the judge returned an empty text reply",
-            raw_output=clip(response.text, RAW_OUTPUT_CHARS),
-            attempts=calls,
+        if response.finish_reason == "length" and not extended:
+            extended = True
+            current = replace(current, max_tokens=larger_budget(current.max_tokens))
+            continue
+        if response.text.strip():
+            return response
+        if repaired:
+            raise JudgeOutputError(
+                "the judge returned an empty text reply, also after a repair request",
+                raw_output=clip(response.text, RAW_OUTPUT_CHARS),
+                attempts=calls,
+            )
+        repaired = True
+        current = replace(
+            current,
+            messages=(
+                *current.messages,
+                ChatMessage("assistant", response.text),
+                ChatMessage("user", EMPTY_REPLY_REPAIR),
+            ),
         )
-    return response
