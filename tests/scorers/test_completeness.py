@@ -27,11 +27,6 @@ def test_corpus_every_case_exact() -> None:
 
 
 @pytest.mark.skipif(corpus_missing(REAL) is not None, reason=corpus_missing(REAL) or "")
-@pytest.mark.xfail(
-    strict=True,
-    reason="495/511 = 96.9 % exact (496 needed), largest difference 0.059 "
-    "(benchmarks/completeness_parity.py); remove this mark when the target is reached",
-)
 def test_real_corpus_share_and_largest_difference() -> None:
     scorer = create_completeness_scorer()
     exact, scored, worst = 0, 0, 0.0

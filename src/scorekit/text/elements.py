@@ -18,7 +18,8 @@ phrase is rewritten as compromise's ``toInfinitive`` does:
   words before it that are not adverbs, negations or prefixes (the auxiliaries) are dropped;
 * the root becomes its infinitive (:func:`scorekit.text.lexicon.to_infinitive`) by the tense
   of any of its words, a verb and its particle at most: ``was running`` → ``run``, ``runs
-  through`` → ``run through``, ``reports show`` unchanged (an infinitive is in it);
+  through`` → ``run through``, ``reports show`` unchanged (an infinitive is in it); a third
+  word of the root is dropped (``reports blocking in`` → ``reports blocking``);
 * a negated phrase gets ``not`` (when it has none) and ``do``/``does`` in front: ``do`` when
   are/were/does remain in it, after *I*, *we*, *they*, *those* or a plural noun;
 * a contraction whose implicit half is rewritten loses its written suffix (``that's`` →
@@ -145,7 +146,9 @@ def _infinitive(terms: list[Term], root: list[int]) -> list[str]:
         return [to_infinitive(words[0], tense)]
     if tense not in _CONVERTIBLE:
         return words
-    return [*to_infinitive(" ".join(words[:2]), tense).split(), *words[2:]]
+    # compromise's toParts keeps the first two words only: a third is lost in the rewrite
+    # ("reports blocking in" → "reports blocking")
+    return to_infinitive(" ".join(words[:2]), tense).split()
 
 
 def _is_plural(terms: list[Term], start: int, words: list[str]) -> bool:
@@ -167,8 +170,27 @@ def _is_plural(terms: list[Term], start: int, words: list[str]) -> bool:
     return False
 
 
-def _rewrite(terms: list[Term], start: int, end: int) -> list[str]:
-    """Rewrite the verb phrase ``terms[start:end]`` as compromise's ``toInfinitive`` does."""
+_Rewrites = dict[tuple[tuple[str, str, frozenset[str]], ...], tuple[list[str], bool]]
+
+
+def _rewrite(terms: list[Term], start: int, end: int, memo: _Rewrites) -> list[str]:
+    """Rewrite the verb phrase ``terms[start:end]`` as compromise's ``toInfinitive`` does.
+
+    The rewrite without *do*/*does* depends on the phrase's words and tags only, so it is
+    computed once per distinct phrase of a text (``memo``); *do*/*does* looks at the subject.
+    """
+    key = tuple((t.normal, t.text, frozenset(t.tags)) for t in terms[start:end])
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = _rewrite_phrase(terms, start, end)
+    words, negated = found
+    if negated:
+        return ["do" if _is_plural(terms, start, words) else "does", *words]
+    return list(words)
+
+
+def _rewrite_phrase(terms: list[Term], start: int, end: int) -> tuple[list[str], bool]:
+    """The rewritten phrase without the *do*/*does* of a negation, and whether it is negated."""
     _mark_auxiliaries(terms, start, end)
     span = list(range(start, end))
     root = _root(terms, span)
@@ -185,11 +207,9 @@ def _rewrite(terms: list[Term], start: int, end: int) -> list[str]:
             continue  # an auxiliary
         else:
             words.append(term.text or term.normal)
-    if negated:
-        if "not" not in words:
-            words.insert(0, "not")
-        words.insert(0, "do" if _is_plural(terms, start, words) else "does")
-    return words
+    if negated and "not" not in words:
+        words.insert(0, "not")
+    return words, negated
 
 
 def _collect(text: str) -> tuple[list[str], list[str], list[str]]:
@@ -199,6 +219,7 @@ def _collect(text: str) -> tuple[list[str], list[str], list[str]]:
     verbs: list[str] = []
     rewritten: list[str] = []
     spans = verb_phrases(terms)
+    memo: _Rewrites = {}
     cursor = 0
     for start, end in [*spans, (len(terms), len(terms))]:
         for k in range(cursor, start):
@@ -215,7 +236,7 @@ def _collect(text: str) -> tuple[list[str], list[str], list[str]]:
             if "Noun" in term.tags or "Verb" not in term.tags:
                 nouns.append(text_)
         if start < end:
-            phrase = _rewrite(terms, start, end)
+            phrase = _rewrite(terms, start, end, memo)
             verbs.extend(phrase)
             rewritten.extend(phrase)
         cursor = end

@@ -34,6 +34,8 @@ _INDEXED_TAGS = frozenset(
     | {"Preposition", "Infinitive", "Value"}
 )
 _INDEXED_WORDS = frozenset({"that", "so", "of", "the", "in", "and"})
+_NO_TAGS: frozenset[str] = frozenset()
+_PAD = 4  # the farthest a chunk pattern looks from the word it starts at
 
 
 def _sentences(terms: list[Term]) -> list[tuple[int, int]]:
@@ -90,29 +92,41 @@ def _match_rules(terms: list[Term], chunks: list[str | None], a: int, b: int) ->
 
     Each rule visits only the words that can start it (an index of tags and ``=word``s).
     """
-    tag_sets = [term.tags for term in terms[a:b]]
-    normals = [term.normal for term in terms[a:b]]
+    # the tags and words of terms[a:b], padded so that a look outside the sentence (at most
+    # _PAD words) finds nothing: position k is at k + shift
+    tag_sets: list[set[str] | frozenset[str]] = [_NO_TAGS] * _PAD
+    normals = [""] * _PAD
     index: dict[str, list[int]] = {}
     for k in range(a, b):
-        for key in tag_sets[k - a] & _INDEXED_TAGS:
+        term = terms[k]
+        tags = term.tags
+        tag_sets.append(tags)
+        normals.append(term.normal)
+        for key in tags & _INDEXED_TAGS:
             index.setdefault(key, []).append(k)
-        if normals[k - a] in _INDEXED_WORDS:
-            index.setdefault("=" + normals[k - a], []).append(k)
+        if term.normal in _INDEXED_WORDS:
+            index.setdefault("=" + term.normal, []).append(k)
+    tag_sets.extend([_NO_TAGS] * _PAD)
+    normals.extend([""] * _PAD)
+    shift = _PAD - a
 
     def at(*keys: str) -> list[int]:
         if len(keys) == 1:
             return index.get(keys[0], [])
         return sorted({k for key in keys for k in index.get(key, ())})
 
-    def has(k: int, *tags: str) -> bool:
-        return a <= k < b and not tag_sets[k - a].isdisjoint(tags)
+    def has(k: int, tag: str) -> bool:
+        return tag in tag_sets[k + shift]
+
+    def has_any(k: int, *tags: str) -> bool:
+        return not tag_sets[k + shift].isdisjoint(tags)
 
     def word(k: int, *words: str) -> bool:
-        return a <= k < b and normals[k - a] in words
+        return normals[k + shift] in words
 
-    def run(k: int, *tags: str) -> int:
-        """The end of the run of words from ``k`` that carry one of ``tags``."""
-        while has(k, *tags):
+    def run(k: int, tag: str) -> int:
+        """The end of the run of words from ``k`` that carry ``tag``."""
+        while tag in tag_sets[k + shift]:
             k += 1
         return k
 
@@ -194,7 +208,8 @@ def _match_rules(terms: list[Term], chunks: list[str | None], a: int, b: int) ->
     for i in [j - 1 for j in at("=and")]:
         if has(i, "Noun") and word(i + 1, "and"):
             k = i + 3 if has(i + 2, "Determiner") and has(i + 3, "Noun") else i + 2
-            if has(k, "Noun") and not any(has(j, "Possessive", "Pronoun") for j in range(i, k + 1)):
+            pronoun = any(has_any(j, "Possessive", "Pronoun") for j in range(i, k + 1))
+            if has(k, "Noun") and not pronoun:
                 _set(chunks, i, k + 1, "Noun")
 
 

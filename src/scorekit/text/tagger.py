@@ -207,10 +207,23 @@ def set_tag(term: Term, tag: str, lex: Lexicon) -> None:
     term.tags.update(lex.parents.get(tag, ()))
 
 
+_FILLED: dict[frozenset[str], frozenset[str]] = {}
+"""A tag set with its parents added, by tag set (few distinct sets occur)."""
+
+
 def _fill(term: Term, lex: Lexicon) -> None:
-    for tag in list(term.tags):
-        term.tags.update(lex.parents.get(tag, ()))
-    if term.tags == {"Verb"}:
+    tags = term.tags
+    key = frozenset(tags)
+    filled = _FILLED.get(key)
+    if filled is None:
+        grown = set(key)
+        for tag in key:
+            grown.update(lex.parents.get(tag, ()))
+        if len(_FILLED) > 4096:
+            _FILLED.clear()
+        filled = _FILLED[key] = frozenset(grown)
+    tags |= filled
+    if len(tags) == 1 and "Verb" in tags:
         guess = lex.guess_tense(term.normal)
         if guess:
             term.tags.add(guess)
