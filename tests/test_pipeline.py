@@ -5,7 +5,7 @@ import pickle
 from typing import Literal
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from scorekit import (
     ConfigError,
@@ -491,3 +491,71 @@ def test_a_bad_schema_from_a_schema_function_fails_the_run() -> None:
     assert error is not None
     assert error.type == "ConfigError"
     assert "output_schema is not a usable schema" in error.message
+
+
+# --- a generate_score prompt step's range (row 81) -------------------------------------
+
+
+def score_prompt_scorer(model: ScriptedJudge, schema: object = None) -> object:
+    step = PromptStep("score", lambda ctx: "score it", schema)  # type: ignore[arg-type]
+    return create_scorer("s", description="d", judge=Judge(model)).generate_score(step)
+
+
+def test_a_score_outside_zero_to_one_is_repaired_then_an_error() -> None:
+    model = ScriptedJudge([{"score": 7}, {"score": 7}])
+    with pytest.raises(ScorerRunError) as info:
+        score_prompt_scorer(model).run_sync(output="o")  # type: ignore[attr-defined]
+    result = info.value.result
+    assert (result.status, result.score, result.error.step) == ("error", None, "generate_score")
+    assert "less than or equal to 1" in result.error.message
+    assert result.error.raw_output == '{"score": 7}'
+    assert len(model.calls) == 2  # the reply and one repair request
+    schema = model.calls[0].output_schema
+    assert (schema["properties"]["score"]["minimum"], schema["properties"]["score"]["maximum"]) == (
+        0,
+        1,
+    )
+
+
+def test_a_score_in_range_after_repair_is_the_score() -> None:
+    model = ScriptedJudge([{"score": -0.5}, {"score": 0.75, "reason": "extra keys ignored"}])
+    result = score_prompt_scorer(model).run_sync(output="o")  # type: ignore[attr-defined]
+    assert (result.status, result.score) == ("ok", 0.75)
+
+
+class TenPoints(BaseModel):
+    score: float = Field(ge=0, le=10)
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        TenPoints,
+        {"type": "object", "properties": {"score": {"type": "number", "maximum": 10}}},
+    ],
+)
+def test_the_steps_own_schema_sets_the_range(schema: object) -> None:
+    model = ScriptedJudge([{"score": 7}])
+    result = score_prompt_scorer(model, schema).run_sync(output="o")  # type: ignore[attr-defined]
+    assert (result.status, result.score) == ("ok", 7.0)
+    assert model.calls[0].output_schema["properties"]["score"]["maximum"] == 10
+    model = ScriptedJudge([{"score": 11}, {"score": 12}])
+    with pytest.raises(ScorerRunError) as info:
+        score_prompt_scorer(model, schema).run_sync(output="o")  # type: ignore[attr-defined]
+    assert info.value.result.error.step == "generate_score"
+    assert len(model.calls) == 2
+
+
+def test_a_score_schema_needs_a_score_property() -> None:
+    with pytest.raises(ConfigError, match="needs a 'score' property") as info:
+        score_prompt_scorer(ScriptedJudge([]), {"type": "object", "properties": {"x": {}}})
+    assert info.value.field == "output_schema"
+
+
+def test_a_schema_function_without_a_score_is_an_error() -> None:
+    model = ScriptedJudge([{"x": 1}])
+    schema = {"type": "object", "properties": {"x": {"type": "number"}}}
+    scorer = score_prompt_scorer(model, lambda ctx: schema)
+    with pytest.raises(ScorerRunError) as info:
+        scorer.run_sync(output="o")  # type: ignore[attr-defined]
+    assert "generate_score returned None; a score must be a finite number" in str(info.value)

@@ -12,6 +12,13 @@ are remembered for the run being scored (see :meth:`ContextSource.resolve`).
 A run may also carry its own context (``scorer.run(context=[...])``; in ``run_evals``, the
 item's ``context`` or what the target returned with its output): a scorer built with
 ``context_extractor=item_context`` judges that.
+
+Blank pieces are dropped first, wherever the context comes from: a piece that is empty or only
+whitespace is not context (:class:`Pieces`). A run whose pieces were all blank is ``skipped``
+with :data:`ALL_BLANK_REASON`. The pieces kept are numbered from 0 for the judge in their order;
+each keeps its position in the context as given (:attr:`Pieces.positions`), which is the index
+the step results report: of ``["a", " ", "b"]`` the judge sees ``[0] a`` and ``[1] b``, and the
+results name them 0 and 2.
 """
 
 from __future__ import annotations
@@ -29,8 +36,10 @@ from scorekit.pipeline import ScorerRun
 from scorekit.tool_calls import message_tool_invocations
 
 __all__ = [
+    "ALL_BLANK_REASON",
     "ContextExtractor",
     "ContextSource",
+    "Pieces",
     "format_pieces",
     "item_context",
     "tool_result_context",
@@ -39,10 +48,53 @@ __all__ = [
 ContextExtractor = Callable[[Any, Any], Sequence[str] | Awaitable[Sequence[str]]]
 """``(input, output) -> list[str]``, sync or async: the context pieces of one run."""
 
+ALL_BLANK_REASON = (
+    "No context to evaluate: the context pieces were all blank (empty or whitespace only)."
+)
+"""The reason of a run ``skipped`` because every context piece it has is blank."""
+
+
+@dataclass(frozen=True)
+class Pieces:
+    """A run's context pieces, blank ones dropped.
+
+    Attributes:
+        texts: the pieces that are not blank, in order.
+        positions: the position of each of them in the context as given (from 0).
+        given: how many pieces there were before the blank ones were dropped.
+    """
+
+    texts: tuple[str, ...]
+    positions: tuple[int, ...]
+    given: int
+
+    @classmethod
+    def of(cls, pieces: Sequence[str]) -> Pieces:
+        """Drop the blank pieces of ``pieces``.
+
+        Example:
+            >>> Pieces.of(["a", "  ", "b"])
+            Pieces(texts=('a', 'b'), positions=(0, 2), given=3)
+        """
+        kept = [(index, piece) for index, piece in enumerate(pieces) if piece.strip()]
+        return cls(
+            tuple(piece for _, piece in kept), tuple(index for index, _ in kept), len(pieces)
+        )
+
+    def skip_reason(self, empty: str) -> str | None:
+        """Why a run with these pieces is ``skipped``, or ``None`` when some piece is kept.
+
+        ``empty`` when there were no pieces, :data:`ALL_BLANK_REASON` when all were blank.
+        """
+        if self.texts:
+            return None
+        return ALL_BLANK_REASON if self.given else empty
+
+
 # The pieces resolved for the run being scored in this task. A scorer run executes its steps
 # in one coroutine, so later steps of the same run find them here; concurrent runs execute in
 # separate asyncio tasks, each with its own copy of this variable.
-_RESOLVED: ContextVar[tuple[ScorerRun, tuple[str, ...]] | None] = ContextVar(
+_RESOLVED: ContextVar[tuple[ScorerRun, Pieces] | None] = ContextVar(
     "scorekit_resolved_context", default=None
 )
 
@@ -117,8 +169,9 @@ class ContextSource:
             required: whether one of the two must be given.
 
         Raises:
-            ConfigError: neither is given (when ``required``); ``context`` is empty or not a
-                list of strings; ``context_extractor`` is not callable.
+            ConfigError: neither is given (when ``required``); ``context`` is empty, holds only
+                blank pieces, or is not a list of strings; ``context_extractor`` is not
+                callable.
         """
         if context_extractor is not None and not callable(context_extractor):
             raise ConfigError(
@@ -130,6 +183,12 @@ class ContextSource:
             pieces = _check_pieces(context, field="context")
             if not pieces:
                 raise ConfigError("context cannot be empty if given", field="context")
+            if not any(piece.strip() for piece in pieces):
+                raise ConfigError(
+                    "context holds only blank pieces (empty or whitespace only); give at least "
+                    "one piece with text",
+                    field="context",
+                )
         if required and pieces is None and context_extractor is None:
             raise ConfigError(
                 f"either context or context_extractor is required for {scorer} scoring",
@@ -137,23 +196,25 @@ class ContextSource:
             )
         return cls(pieces, context_extractor)
 
-    async def resolve(self, run: ScorerRun) -> tuple[str, ...]:
-        """Return the context pieces of ``run``, calling the extractor at most once per run.
+    async def resolve(self, run: ScorerRun) -> Pieces:
+        """Return the context pieces of ``run``, blank ones dropped.
+
+        The extractor is called at most once per run.
 
         Raises:
             ConfigError: the extractor returned something other than a list of strings.
         """
         if self.extractor is item_context:
-            return run.context or ()
+            return Pieces.of(run.context or ())
         if self.extractor is None:
-            return self.pieces or ()
+            return Pieces.of(self.pieces or ())
         remembered = _RESOLVED.get()
         if remembered is not None and remembered[0] is run:
             return remembered[1]
         value = self.extractor(run.input, run.output)
         if inspect.isawaitable(value):
             value = await value
-        pieces = _check_pieces(value, field="context_extractor result")
+        pieces = Pieces.of(_check_pieces(value, field="context_extractor result"))
         _RESOLVED.set((run, pieces))
         return pieces
 
@@ -163,12 +224,20 @@ def format_pieces(pieces: Sequence[str]) -> str:
     return "\n".join(f"[{index}] {piece}" for index, piece in enumerate(pieces))
 
 
+def _result_text(result: Any) -> str:
+    if isinstance(result, str) and not result.strip():
+        return ""
+    return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+
+
 def tool_result_context(output: Any) -> tuple[str, ...]:
     """Return the results of the completed tool calls in an agent's output, as JSON text.
 
     Rule (Mastra evals 1.10.2 faithfulness): for every ``assistant`` message, each tool
     invocation whose ``state`` is ``"result"`` gives ``JSON.stringify(result)`` (compact
-    separators). The invocations are those of :func:`scorekit.tool_calls.message_tool_invocations`:
+    separators), except that a result that is a blank string gives a blank piece (``""``, which
+    :class:`Pieces` drops: no context), not the JSON text ``'""'``. The invocations are those
+    of :func:`scorekit.tool_calls.message_tool_invocations`:
     the legacy ``toolInvocations`` list merged with ``tool-invocation`` parts (Mastra 1.10.2
     reads only the legacy list; docs/divergences.md row 24).
 
@@ -187,7 +256,5 @@ def tool_result_context(output: Any) -> tuple[str, ...]:
                 and invocation.get("state") == "result"
                 and "result" in invocation
             ):
-                pieces.append(
-                    json.dumps(invocation["result"], ensure_ascii=False, separators=(",", ":"))
-                )
+                pieces.append(_result_text(invocation["result"]))
     return tuple(pieces)

@@ -10,22 +10,24 @@ when the scorer is built (Mastra runs steps in call order); a missing ``generate
 reported when ``run`` is called (as in Mastra); a score must be a finite number (never NaN,
 divergences.md row 5); a step may return :func:`not_scorable` to end the run with status
 ``skipped``; a prompt step's ``create_prompt`` may return :func:`local_result` (or
-:func:`not_scorable`) to settle the step without a judge call.
+:func:`not_scorable`) to settle the step without a judge call; a ``generate_score`` prompt
+step's score must be in range (:class:`PromptStep`): 7 on a 0–1 scale is an ``error``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import math
 import numbers
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeGuard
 
 import jsonschema
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from scorekit._sync import run_sync
 from scorekit.errors import ConfigError, JudgeError, JudgeOutputError, ScorerRunError
@@ -44,6 +46,7 @@ from scorekit.steps import (
 from scorekit.usage import JudgeUsage
 
 __all__ = [
+    "SCORE_RANGE",
     "STEP_NAMES",
     "LocalResult",
     "NotScorable",
@@ -89,24 +92,24 @@ class PromptStep:
 
     For ``preprocess`` / ``analyze`` the judge returns structured output validated against
     ``output_schema`` (required), and the step result is the validated value (a model instance
-    for a pydantic schema). For ``generate_score`` the judge returns ``{"score": number}`` and
-    ``output_schema`` is ignored. For ``generate_reason`` the judge returns text.
+    for a pydantic schema). For ``generate_score`` the judge returns ``{"score": number}``, in
+    :data:`SCORE_RANGE` without ``output_schema`` (row 81), else against the schema (which
+    needs a ``score`` property: ``"maximum": 10`` or ``Field(le=10)`` for a 0–10 scale); a
+    reply out of range is repaired once, then an ``error``. ``generate_reason`` returns text.
 
-    The schema may depend on the run: give a function ``(ctx) -> schema`` (sync or async). It is
-    called after ``create_prompt`` returned a prompt (so it sees what the prompt builder saw),
-    once per run; the judge is asked with, and replies are validated against, the schema it
-    returns. Prebuilt scorers use this to ask for exactly one verdict per context piece or claim
-    (JSON schema ``minItems`` / ``maxItems``), which schema-constrained decoding then enforces.
+    The schema may depend on the run: a function ``(ctx) -> schema`` (sync or async), called once
+    per run after ``create_prompt`` returned a prompt; the judge is asked with, and replies are
+    validated against, what it returns. Prebuilt scorers ask so for exactly one verdict per
+    context piece or claim (``minItems`` / ``maxItems``), which constrained decoding enforces.
 
     Attributes:
         description: what the step does (shown by ``Scorer.get_steps``).
         create_prompt: builds the prompt from the step context; sync or async. It may instead
             return :func:`local_result` (the step's result, no judge call) or
             :func:`not_scorable` (the run ends as ``skipped``, no judge call).
-        output_schema: a pydantic model class, a JSON schema dict or a
-            :class:`~scorekit.judge.structured.SchemaSpec` (checked when the step is made), or
-            a function ``(ctx) -> schema`` returning one per run (a class or dict is checked
-            when it returns; a spec is taken as its maker checked it).
+        output_schema: a pydantic model class, a JSON schema dict or a ``SchemaSpec`` (checked
+            when the step is made), or a function ``(ctx) -> schema`` returning one per run (a
+            class or dict is checked when it returns; a spec is taken as its maker checked it).
         judge: a judge for this step only; else the scorer's judge.
     """
 
@@ -156,15 +159,22 @@ async def _resolve_schema(step: PromptStep, ctx: StepContext) -> OutputSchema:
     return value
 
 
-class _ScoreOutput(BaseModel):
-    """The judge's reply to a ``generate_score`` prompt step.
+SCORE_RANGE = (0.0, 1.0)
+"""A ``generate_score`` prompt step's range without ``output_schema`` (Mastra: any number)."""
 
-    Extra keys (judges often add a ``reason``) are ignored, as Mastra's schema strips them; the
-    score must be a JSON number (not a string or boolean) and finite.
-    """
+
+class _ScoreOutput(BaseModel):
+    """A score reply without ``output_schema``: a JSON number in range; extra keys ignored."""
 
     model_config = ConfigDict(extra="ignore", strict=True, allow_inf_nan=False)
-    score: float
+    score: float = Field(ge=SCORE_RANGE[0], le=SCORE_RANGE[1])
+
+
+def _has_score_field(schema: OutputSchema | SchemaFunction | None) -> bool:
+    # a schema function's reply is checked when it runs: it must give a finite 'score'
+    if not isinstance(schema, (type, dict, SchemaSpec)):
+        return True
+    return "score" in SchemaSpec.of(schema).json_schema.get("properties", {})
 
 
 @dataclass(frozen=True)
@@ -205,8 +215,7 @@ class Rebuildable(Protocol):
 
 
 def _rebuild(spec: Rebuildable) -> Scorer:
-    # what an unpickled scorer is made by: its spec, built on the receiving side
-    return spec.build()
+    return spec.build()  # what an unpickled scorer is made by: its spec, built again
 
 
 class Scorer:
@@ -215,11 +224,10 @@ class Scorer:
     Build it with :func:`create_scorer` and the step methods; each returns a new scorer.
     A scorer holds no per-run state, so one scorer may serve many concurrent runs.
 
-    A scorer made by :func:`scorekit.scorers.build_scorer` carries its ``spec`` (the name, the
-    options and the judge it was built from) and pickles as that spec: unpickling builds it
-    again, which is how it reaches a worker process. Its steps are closures, which do not
-    pickle, so a scorer without a spec refuses to. The builder methods return scorers without
-    a spec, since their steps differ from what the spec builds.
+    A scorer made by :func:`scorekit.scorers.build_scorer` carries its ``spec`` (the name,
+    options and judge it was built from) and pickles as that spec (unpickling builds it again:
+    how it reaches a worker process); its steps are closures, so a scorer without a spec does
+    not pickle. The builder methods return scorers without a spec (their steps differ).
 
     Attributes:
         id: the stable id, kebab-case by convention.
@@ -303,6 +311,12 @@ class Scorer:
                     f"the {name} prompt step of scorer {self.id!r} needs an output_schema",
                     field="output_schema",
                 )
+            if name == "generate_score" and not _has_score_field(step.output_schema):
+                raise ConfigError(
+                    f"the generate_score prompt step of scorer {self.id!r}: its output_schema "
+                    "needs a 'score' property",
+                    field="output_schema",
+                )
             if (step.judge or self.judge) is None:
                 raise ConfigError(
                     f"the {name} prompt step of scorer {self.id!r} needs a judge: pass judge= "
@@ -375,13 +389,16 @@ class Scorer:
             state.usage = state.usage + text_result.usage
             return text_result.value
         schema: OutputSchema = (
-            _ScoreOutput if name == "generate_score" else await _resolve_schema(step, ctx)
+            _ScoreOutput
+            if name == "generate_score" and step.output_schema is None
+            else await _resolve_schema(step, ctx)
         )
         result = await judge.generate_object(prompt, schema, step=name)
         state.usage = state.usage + result.usage
-        if name == "generate_score":
-            return result.value.score
-        return result.value
+        value = result.value
+        if name != "generate_score":
+            return value  # else run() checks that the score is a finite number
+        return value.get("score") if isinstance(value, Mapping) else getattr(value, "score", None)
 
     def _result(
         self,
@@ -437,9 +454,8 @@ class Scorer:
             request_context: any per-request data, passed through to the steps and the result.
             run_id: an id for the run; a uuid4 string when omitted.
             context: retrieved context pieces for context scorers (``ctx.run.context``).
-            expected_trajectory: the expected steps for trajectory scorers
-                (``ctx.run.expected_trajectory``): a trajectory ``{"steps": [...]}`` or a list
-                of steps, in Mastra's shapes.
+            expected_trajectory: the expected steps for trajectory scorers (a trajectory
+                ``{"steps": [...]}`` or a list of steps, in Mastra's shapes).
             additional_context: further data for the judge (``ctx.run.additional_context``).
 
         Returns:
@@ -544,15 +560,9 @@ class Scorer:
 
 
 def _store(results: StepResults, name: StepName, value: Any) -> StepResults:
-    if name == "preprocess":
-        return StepResults(value, results.analyze_step_result, results.generate_score_step_result)
-    if name == "analyze":
-        return StepResults(
-            results.preprocess_step_result, value, results.generate_score_step_result
-        )
-    if name == "generate_score":
-        return StepResults(results.preprocess_step_result, results.analyze_step_result, value)
-    return results
+    if name == "generate_reason":
+        return results
+    return dataclasses.replace(results, **{f"{name}_step_result": value})
 
 
 def create_scorer(

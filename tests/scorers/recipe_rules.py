@@ -11,6 +11,9 @@ from its id:
 * a verdict count other than the unit count → repair, then ``error`` (row 26);
 * a verdict label outside the closed set after trimming and lower-casing → repair, then
   ``error`` (row 23).
+
+:func:`covers_each_index` is the rule of the per-piece replies (context precision and
+relevance): each context index exactly once.
 """
 
 from __future__ import annotations
@@ -60,3 +63,12 @@ def outcome(
     if any(str(v.get("verdict", "")).strip().lower() not in labels for v in verdicts):
         return Outcome("error", 23)
     return Outcome("mastra")
+
+
+def covers_each_index(items: list[dict[str, Any]], count: int, key: str = "context_index") -> bool:
+    """Whether Mastra's per-piece ``items`` name each index below ``count`` exactly once.
+
+    scorekit repairs, then fails, a reply that does not (an empty list, a missing, repeated or
+    out-of-range index: divergences.md rows 18, 19 and row 80); Mastra scores it.
+    """
+    return sorted(item.get(key, item.get("contextIndex")) for item in items) == list(range(count))

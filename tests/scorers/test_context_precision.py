@@ -2,12 +2,14 @@ from __future__ import annotations
 
 import pytest
 
-from scorekit.errors import ConfigError
+from scorekit.context import ALL_BLANK_REASON
+from scorekit.errors import ConfigError, ScorerRunError
 from scorekit.judge import ScriptedJudge
 from scorekit.scorers import create_context_precision_scorer
 from scorekit.scorers.context_precision import context_precision_score
 from tests.conformance import cases_for, options, run_args, to_snake
 from tests.scorers.labels import normalise_labels
+from tests.scorers.recipe_rules import covers_each_index
 
 CASES = cases_for("context-precision")
 
@@ -19,9 +21,18 @@ def test_corpus_is_present() -> None:
 @pytest.mark.parametrize(("case", "expected"), CASES, ids=[c["id"] for c, _ in CASES])
 def test_conformance(case: dict, expected: dict) -> None:
     judge = ScriptedJudge(case["judgeResponses"])
-    result = create_context_precision_scorer(model=judge, **options(case)).run_sync(
-        **run_args(case)
-    )
+    scorer = create_context_precision_scorer(model=judge, **options(case))
+    pieces = [p for p in options(case)["context"] if p.strip()]
+    if not covers_each_index(expected["analyzeStepResult"]["verdicts"], len(pieces)):
+        # Mastra scores verdicts that miss or repeat a context index (an empty list: 0);
+        # scorekit repairs, then fails (divergences.md row 80)
+        with pytest.raises(ScorerRunError) as info:
+            scorer.run_sync(**run_args(case))
+        assert info.value.failed_step == "analyze"
+        assert info.value.result.status == "error"
+        assert "one for each context_index from 0 to" in judge.calls[1].messages[-1].content
+        return
+    result = scorer.run_sync(**run_args(case))
     assert result.status == "ok"
     assert result.score == expected["score"]
     assert result.reason == expected["reason"]
@@ -104,3 +115,68 @@ def test_construction_errors(kwargs: dict, field: str) -> None:
     with pytest.raises(ConfigError) as info:
         create_context_precision_scorer(model=ScriptedJudge([]), **kwargs)
     assert info.value.field == field
+
+
+def verdicts(*pairs: tuple[int, str]) -> dict[str, list[dict[str, object]]]:
+    return {"verdicts": [{"context_index": i, "verdict": v, "reason": "r"} for i, v in pairs]}
+
+
+@pytest.mark.parametrize(
+    ("reply", "got"),
+    [
+        ({"verdicts": []}, "[]"),
+        (verdicts((0, "yes"), (0, "yes"), (0, "yes")), "[0, 0, 0]"),
+        (verdicts((0, "yes"), (1, "yes"), (5, "yes")), "[0, 1, 5]"),
+    ],
+)
+def test_a_reply_that_does_not_cover_each_piece_once_is_an_error(
+    reply: dict[str, object], got: str
+) -> None:
+    # row 80: Mastra scores these 0, 1.0 and 1.0
+    judge = ScriptedJudge([reply, reply])
+    scorer = create_context_precision_scorer(model=judge, context=list("abc"))
+    with pytest.raises(ScorerRunError) as info:
+        scorer.run_sync(input="q", output="a")
+    error = info.value.result.error
+    assert (error.step, info.value.result.status) == ("analyze", "error")
+    assert (
+        "expected exactly 3 verdicts, one for each context_index from 0 to 2, each exactly "
+        f"once; got context_index values {got}" in error.message
+    )
+    assert error.raw_output is not None
+    assert len(judge.calls) == 2  # the reply and one repair request
+
+
+def test_blank_pieces_are_dropped_and_indices_map_back() -> None:
+    # row 78: the judge sees the two pieces with text, numbered 0 and 1; the result
+    # names their positions in the context as given, 1 and 3
+    judge = ScriptedJudge([verdicts((0, "no"), (1, "yes")), "why"])
+    scorer = create_context_precision_scorer(model=judge, context=["", "a", " \n", "b"])
+    result = scorer.run_sync(input="q", output="a")
+    assert "Context pieces, in retrieval order (numbered from 0):\n[0] a\n[1] b\n" in (
+        judge.calls[0].prompt
+    )
+    assert judge.calls[0].output_schema["properties"]["verdicts"]["maxItems"] == 2
+    assert result.score == 0.5
+    assert [(v.context_index, v.verdict) for v in result.analyze_step_result.verdicts] == [
+        (1, "no"),
+        (3, "yes"),
+    ]
+    assert "- piece 1: no (r)\n- piece 3: yes (r)" in judge.calls[1].prompt
+
+
+def test_all_blank_pieces_are_skipped_without_a_judge_call() -> None:
+    judge = ScriptedJudge([])
+    scorer = create_context_precision_scorer(model=judge, context_extractor=lambda i, o: ["", " "])
+    result = scorer.run_sync(input="q", output="a")
+    assert (result.status, result.score, judge.calls) == ("skipped", None, [])
+    assert result.reason == ALL_BLANK_REASON
+    assert ALL_BLANK_REASON == (
+        "No context to evaluate: the context pieces were all blank (empty or whitespace only)."
+    )
+
+
+def test_an_all_blank_fixed_context_is_refused() -> None:
+    with pytest.raises(ConfigError, match="only blank pieces") as info:
+        create_context_precision_scorer(model=ScriptedJudge([]), context=["", "  "])
+    assert info.value.field == "context"

@@ -1,32 +1,31 @@
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
+from scorekit.context import ALL_BLANK_REASON, item_context
 from scorekit.errors import ConfigError, ScorerRunError
 from scorekit.judge import ScriptedJudge
 from scorekit.scorers import create_context_relevance_scorer_llm
 from scorekit.scorers.context_relevance import (
     ContextRelevancePenalties,
+    context_relevance_breakdown,
     context_relevance_score,
 )
 from tests.conformance import cases_for, options, run_args, snake, to_snake
+from tests.scorers.recipe_rules import covers_each_index
 
 CASES = cases_for("context-relevance")
 
-# Mastra scores whatever evaluations the judge returned; scorekit requires one per context
-# piece (docs/divergences.md row 18), so these replies are repaired or fail.
-PARTIAL_REPLIES = {
-    "context-relevance/missing-capped",
-    "context-relevance/missing-context-field-omitted",
-}
-
 
 def evaluation(index: int, piece: str, level: str, used: bool) -> dict[str, Any]:
+    # the judge is not asked for the piece's text (row 79); ``piece`` is what the
+    # scorer fills in, and what the step result must hold
+    del piece
     return {
         "context_index": index,
-        "context_piece": piece,
         "relevance_level": level,
         "was_used": used,
         "reasoning": f"reasoning {index}",
@@ -61,20 +60,28 @@ def test_corpus_is_present() -> None:
 def test_conformance(case: dict, expected: dict) -> None:
     judge = ScriptedJudge(case["judgeResponses"])
     scorer = create_context_relevance_scorer_llm(model=judge, **case_options(case))
-    if "error" in expected or case["id"] in PARTIAL_REPLIES:
+    pieces = [p for p in case_options(case)["context"] if p.strip()]
+    evaluations = (expected.get("analyzeStepResult") or {}).get("evaluations")
+    uncovered = evaluations is not None and not covers_each_index(evaluations, len(pieces))
+    if "error" in expected or uncovered:
+        # Mastra scores evaluations that miss or repeat a context index (none at all: 1 or 0);
+        # scorekit repairs, then fails (divergences.md rows 18 and 19)
         with pytest.raises(ScorerRunError) as info:
             scorer.run_sync(**run_args(case))
         assert info.value.failed_step == "analyze"
         assert info.value.result is not None
         assert info.value.result.status == "error"
-        if case["id"] in PARTIAL_REPLIES:
-            # the repair request names the expected count; the reply to it was not JSON
-            assert "expected exactly 3 evaluations" in judge.calls[1].messages[-1].content
-            # the formula itself matches Mastra on the same labels
-            reply = to_snake(case["judgeResponses"][0])
-            pairs = [(e["relevance_level"], e["was_used"]) for e in reply["evaluations"]]
-            missing = len(reply.get("missing_context", []))
-            assert context_relevance_score(pairs, missing) == expected["score"]
+        if uncovered:
+            # the repair request names the expected indices; the reply to it was not JSON
+            assert (
+                f"expected exactly {len(pieces)} evaluations, one for each context_index"
+                in judge.calls[1].messages[-1].content
+            )
+            if evaluations:  # the formula itself matches Mastra on the same labels
+                reply = to_snake(case["judgeResponses"][0])
+                pairs = [(e["relevance_level"], e["was_used"]) for e in reply["evaluations"]]
+                missing = len(reply.get("missing_context", []))
+                assert context_relevance_score(pairs, missing) == expected["score"]
         return
     result = scorer.run_sync(**run_args(case))
     assert result.status == "ok"
@@ -95,7 +102,10 @@ def test_partial_reply_is_repaired_by_the_judge() -> None:
     assert result.status == "ok"
     assert result.score == 0.43  # (1 + 0.3) / 3
     repair = judge.calls[1].messages[-1].content
-    assert "expected exactly 3 evaluations, one for each context_index from 0 to 2" in repair
+    assert (
+        "expected exactly 3 evaluations, one for each context_index from 0 to 2, each exactly "
+        "once; got context_index values [0]" in repair
+    )
     assert result.judge_usage.calls == 3
 
 
@@ -293,8 +303,6 @@ async def test_async_extractor() -> None:
         ([("high", True)], 4, 0.5),
         ([("medium", False)] * 3, 0, 0.7),
         ([("high", False)] * 3, 0, 0.7),
-        ([], 0, 1.0),
-        ([], 1, 0.0),
     ],
 )
 def test_spec_table_formula(labels: list, missing: int, score: float) -> None:
@@ -307,13 +315,72 @@ def test_spec_table_custom_penalties() -> None:
     assert score == 0.6
 
 
-def test_no_evaluations_score_is_scaled() -> None:
-    # Mastra returns an unscaled 1 here; scorekit scales it (docs/divergences.md row 19)
-    judge = ScriptedJudge([{"evaluations": [], "overall_assessment": "nothing"}])
+@pytest.mark.parametrize("missing", [[], ["something"]])
+def test_no_evaluations_is_repaired_then_an_error(missing: list[str]) -> None:
+    # Mastra scores a reply without evaluations 1 (0 with missing context), whatever the
+    # pieces; scorekit asks again, then fails (divergences.md row 19)
+    empty = {"evaluations": [], "missing_context": missing, "overall_assessment": "nothing"}
+    judge = ScriptedJudge([empty, empty])
     scorer = create_context_relevance_scorer_llm(
         model=judge, context=["a", "b"], scale=2, reason="none"
     )
-    assert scorer.run_sync(input="q", output="a").score == 2.0
+    with pytest.raises(ScorerRunError) as info:
+        scorer.run_sync(input="q", output="a")
+    result = info.value.result
+    assert (result.status, result.score, result.error.step) == ("error", None, "analyze")
+    assert "got context_index values []" in result.error.message
+    assert result.error.raw_output is not None
+    assert len(judge.calls) == 2
+    with pytest.raises(ValueError, match="at least one evaluation"):
+        context_relevance_breakdown([], len(missing))
+
+
+def test_the_judge_is_not_asked_to_copy_pieces_back() -> None:
+    # row 79: a judge that echoes other text (the prompt's example) does not change the
+    # step result; the prompt and the schema ask for the index only
+    pieces = ["Canberra is the capital of Australia.", "Sydney is the largest city."]
+    reply = analysis(pieces, [("high", True), ("low", False)])
+    reply["evaluations"][0]["context_piece"] = "The Eiffel Tower is 330 metres tall."
+    judge = ScriptedJudge([reply])
+    scorer = create_context_relevance_scorer_llm(model=judge, context=pieces, reason="none")
+    result = scorer.run_sync(input="Capital of Australia?", output="Canberra.")
+    assert [e.context_piece for e in result.analyze_step_result.evaluations] == pieces
+    asked = judge.calls[0]
+    assert "context_piece" not in json.dumps(asked.output_schema)
+    assert "context_piece" not in asked.prompt
+    assert "\"context_index\": the piece's number (do not copy the piece's text)." in asked.prompt
+
+
+def test_blank_pieces_are_dropped_and_indices_map_back() -> None:
+    # row 78: the judge sees the pieces with text numbered 0 and 1; the step result
+    # names their positions in the context as given and holds their text
+    pieces = ["Canberra is the capital.", "   ", "", "Sydney is the largest city."]
+    reply = analysis(["x", "y"], [("high", True), ("none", False)])
+    judge = ScriptedJudge([reply])
+    scorer = create_context_relevance_scorer_llm(
+        model=judge, context_extractor=lambda i, o: pieces, reason="template"
+    )
+    result = scorer.run_sync(input="Capital of Australia?", output="Canberra.")
+    prompt = judge.calls[0].prompt
+    assert "[0] Canberra is the capital.\n[1] Sydney is the largest city.\n" in prompt
+    assert "Return exactly 2 evaluations" in prompt
+    assert [(e.context_index, e.context_piece) for e in result.analyze_step_result.evaluations] == [
+        (0, "Canberra is the capital."),
+        (3, "Sydney is the largest city."),
+    ]
+    assert result.score == 0.5
+    assert result.reason == (
+        "The score is 0.5 because context 1: relevance high, used; context 4: relevance none, "
+        "not used. No context was missing."
+    )
+
+
+def test_all_blank_pieces_are_skipped_without_a_judge_call() -> None:
+    judge = ScriptedJudge([])
+    scorer = create_context_relevance_scorer_llm(model=judge, context_extractor=item_context)
+    result = scorer.run_sync(input="q", output="a", context=["", " \t\n"])
+    assert (result.status, result.score, judge.calls) == ("skipped", None, [])
+    assert result.reason == ALL_BLANK_REASON
 
 
 def test_empty_resolved_context_is_skipped_without_a_judge_call() -> None:
@@ -353,15 +420,6 @@ def test_template_reason_names_levels_use_penalties_and_missing() -> None:
         "(penalty 0.1). Missing context (penalty 0.15): How long partial eclipses last."
     )
     assert len(judge.calls) == 1  # half the cost of reason="llm"
-
-
-def test_template_reason_without_evaluations() -> None:
-    judge = ScriptedJudge([{"evaluations": [], "overall_assessment": "x"}])
-    scorer = create_context_relevance_scorer_llm(model=judge, context=["a"], reason="template")
-    reason = scorer.run_sync(input="q", output="a").reason
-    assert (
-        reason == "The score is 1 because the judge evaluated no context pieces and named no gaps."
-    )
 
 
 def test_llm_reason_prompt_lists_the_content() -> None:
@@ -429,6 +487,7 @@ def test_prompt_asks_for_one_evaluation_per_piece() -> None:
     [
         ({}, "context", "either context or context_extractor is required"),
         ({"context": []}, "context", "context cannot be empty"),
+        ({"context": ["", " "]}, "context", "only blank pieces"),
         ({"context": "one string"}, "context", "list of strings"),
         ({"context": ["a"], "scale": 0}, "scale", "finite number > 0"),
         ({"context": ["a"], "scale": -1}, "scale", "finite number > 0"),
@@ -470,13 +529,10 @@ def test_each_penalty_defaults_on_its_own() -> None:
 
 
 def test_item_context_marker_judges_the_runs_context() -> None:
-    from scorekit.context import item_context
-
     reply = {
         "evaluations": [
             {
                 "context_index": 0,
-                "context_piece": "a",
                 "relevance_level": "high",
                 "was_used": True,
                 "reasoning": "r",

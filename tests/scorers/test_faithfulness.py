@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from scorekit.context import ALL_BLANK_REASON
 from scorekit.errors import ConfigError, ScorerRunError
 from scorekit.judge import ScriptedJudge
 from scorekit.scorers import create_faithfulness_scorer
@@ -182,3 +183,43 @@ def test_the_runs_own_context_comes_before_tool_results() -> None:
     )
     assert result.score == 1.0
     assert "Paris is in France." in judge.calls[1].prompt.split("Context:")[1]
+
+
+def tool_output(*results: object) -> list[dict[str, object]]:
+    return [
+        {
+            "role": "assistant",
+            "content": "It is 22 degrees.",
+            "toolInvocations": [
+                {"state": "result", "toolName": "weather", "result": result} for result in results
+            ],
+        }
+    ]
+
+
+def test_blank_tool_results_are_dropped() -> None:
+    # row 78: a tool result that is a blank string is no context
+    judge = ScriptedJudge(
+        [{"claims": ["It is 22 degrees."]}, {"verdicts": [{"verdict": "yes", "reason": "r"}]}, "w"]
+    )
+    scorer = create_faithfulness_scorer(model=judge)
+    result = scorer.run_sync(input="Weather?", output=tool_output("  ", {"temp": 22}, ""))
+    assert result.score == 1.0
+    assert 'Context:\n{"temp":22}\n\nClaims' in judge.calls[1].prompt
+    blank = create_faithfulness_scorer(model=ScriptedJudge([]))
+    skipped = blank.run_sync(input="Weather?", output=tool_output("", " \n"))
+    assert (skipped.status, skipped.score, skipped.reason) == ("skipped", None, ALL_BLANK_REASON)
+
+
+def test_a_runs_all_blank_context_is_skipped() -> None:
+    judge = ScriptedJudge([])
+    result = create_faithfulness_scorer(model=judge).run_sync(
+        input="q", output="Paris is in France.", context=["", "   "]
+    )
+    assert (result.status, result.reason, judge.calls) == ("skipped", ALL_BLANK_REASON, [])
+
+
+def test_an_all_blank_context_option_is_refused() -> None:
+    with pytest.raises(ConfigError, match="only blank pieces") as info:
+        create_faithfulness_scorer(model=ScriptedJudge([]), context=[" "])
+    assert info.value.field == "context"

@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
+from scorekit.context import ALL_BLANK_REASON
 from scorekit.errors import ConfigError, ScorerRunError
 from scorekit.judge import ScriptedJudge
 from scorekit.messages import get_assistant_message
@@ -20,12 +22,7 @@ SPACEX = [
 
 
 def verdicts(*labels: str) -> dict[str, Any]:
-    return {
-        "verdicts": [
-            {"statement": f"claim {i}", "verdict": label, "reason": "r"}
-            for i, label in enumerate(labels)
-        ]
-    }
+    return {"verdicts": [{"verdict": label, "reason": "r"} for label in labels]}
 
 
 @pytest.mark.parametrize(
@@ -94,6 +91,24 @@ def test_construction_errors(kwargs: dict, field: str) -> None:
 CATALOG_CASES = cases_for("hallucination", corpus=CATALOG)
 
 
+def repaired_for_the_echo_only(case: dict[str, Any]) -> bool:
+    """Whether Mastra sent its first verdicts reply back only because it lacked ``statement``.
+
+    scorekit does not ask the judge to copy the claims back (row 79), so it accepts that
+    reply: one judge call fewer, the reply's own labels and reasons, the claims as statements.
+    """
+    replies = case["judgeResponses"]
+    claims = replies[0].get("claims") if isinstance(replies[0], dict) else None
+    first = replies[1] if len(replies) > 2 and isinstance(replies[1], dict) else {}
+    found = first.get("verdicts", [])
+    return (
+        bool(claims)
+        and len(found) == len(claims)
+        and all({"verdict", "reason"} <= set(v) and "statement" not in v for v in found)
+        and all(str(v["verdict"]).strip().lower() in ("yes", "no") for v in found)
+    )
+
+
 def test_catalog_corpus_is_present() -> None:
     assert len(CATALOG_CASES) == 20
 
@@ -107,6 +122,22 @@ def test_catalog_conformance(case: dict[str, Any], expected: dict[str, Any]) -> 
         Outcome("zero", 20) if not (get_assistant_message(args["output"]) or "").strip() else None
     )
     rule = outcome(case, expected, blank=blank)
+    if rule.kind == "mastra" and repaired_for_the_echo_only(case):
+        replies = case["judgeResponses"]
+        judge = ScriptedJudge([replies[0], replies[1], *replies[3:]])
+        result = create_hallucination_scorer(model=judge, **options(case)).run_sync(**args)
+        claims = replies[0]["claims"]
+        labels = [str(v["verdict"]).strip().lower() for v in replies[1]["verdicts"]]
+        assert (result.status, result.reason) == ("ok", expected["reason"])
+        assert result.score == hallucination_score(labels)
+        assert result.analyze_step_result.model_dump() == {
+            "verdicts": [
+                {"statement": claim, "verdict": label, "reason": v["reason"]}
+                for claim, label, v in zip(claims, labels, replies[1]["verdicts"], strict=True)
+            ]
+        }
+        assert len(judge.calls) == len(expected["judgeCalls"]) - 1
+        return
     judge = ScriptedJudge(case["judgeResponses"])
     if rule.kind == "config":
         with pytest.raises(ConfigError):
@@ -136,3 +167,46 @@ def test_catalog_conformance(case: dict[str, Any], expected: dict[str, Any]) -> 
         to_snake(expected["analyzeStepResult"])
     )
     assert len(judge.calls) == len(expected["judgeCalls"])
+
+
+def test_statements_are_the_claims_not_the_judges_echo() -> None:
+    # row 79: the judge is asked for labels only; a judge that copies other text back
+    # (the prompt's example) does not change what the step result names
+    judge = ScriptedJudge(
+        [
+            {"claims": ["SpaceX was founded in 2002.", "It is based on Mars."]},
+            {
+                "verdicts": [
+                    {"statement": "The Model S is built by Tesla.", "verdict": "no", "reason": "r"},
+                    {"verdict": "yes", "reason": "r"},
+                ]
+            },
+            "why",
+        ]
+    )
+    result = create_hallucination_scorer(model=judge, context=SPACEX).run_sync(
+        input="Tell me about SpaceX", output="SpaceX was founded in 2002. It is based on Mars."
+    )
+    assert result.score == 0.5
+    assert [v.statement for v in result.analyze_step_result.verdicts] == [
+        "SpaceX was founded in 2002.",
+        "It is based on Mars.",
+    ]
+    asked = judge.calls[1]
+    assert "statement" not in json.dumps(asked.output_schema)
+    assert '{"verdicts": [{"verdict": "no", "reason": "..."}]}' in asked.prompt
+    assert "(do not copy the claims)" in asked.prompt
+    assert "- SpaceX was founded in 2002.: no (r)" in judge.calls[2].prompt
+
+
+def test_blank_context_pieces_are_dropped() -> None:
+    # row 78: blank pieces never reach the judge; all blank is skipped
+    judge = ScriptedJudge([{"claims": ["a"]}, verdicts("no"), "why"])
+    scorer = create_hallucination_scorer(model=judge, context_extractor=lambda i, o: ["", *SPACEX])
+    assert scorer.run_sync(input="q", output="a").score == 0.0
+    assert "Context:\n" + "\n".join(SPACEX) + "\n\nClaims" in judge.calls[1].prompt
+    blank = create_hallucination_scorer(
+        model=ScriptedJudge([]), context_extractor=lambda i, o: [" "]
+    )
+    result = blank.run_sync(input="q", output="a")
+    assert (result.status, result.reason) == ("skipped", ALL_BLANK_REASON)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import pickle
 from typing import ClassVar
 
@@ -13,6 +14,7 @@ from scorekit.judge.testing import minimal_instance
 from scorekit.scorers import create_faithfulness_scorer
 from scorekit.scorers.context_precision import PrecisionVerdicts
 from scorekit.scorers.faithfulness import FaithfulnessVerdicts
+from scorekit.scorers.hallucination import HallucinationVerdicts
 from scorekit.scorers.replies import EXPECTED_ITEMS, Claims, item_limit
 
 
@@ -39,21 +41,55 @@ def test_expecting_bounds_the_list_exactly() -> None:
         FaithfulnessVerdicts.expecting(0)
 
 
-def test_expecting_may_allow_an_empty_list() -> None:
+def test_indexed_items_must_cover_each_index_exactly_once() -> None:
+    # divergences.md rows 19 and 26, row 80: no verdicts, a repeated index or an index out
+    # of range is refused (Mastra scores them)
     spec = PrecisionVerdicts.expecting(2)
     items = {"items": {"$ref": "#/$defs/PrecisionVerdict"}, "type": "array"}
-    assert spec.json_schema["properties"]["verdicts"] == {
-        "anyOf": [
-            {**items, "maxItems": 0},
-            {**items, "minItems": 2, "maxItems": 2},
-        ],
-    }
+    assert spec.json_schema["properties"]["verdicts"] == {**items, "minItems": 2, "maxItems": 2}
     context = spec.validation_context
-    assert PrecisionVerdicts.model_validate({"verdicts": []}, context=context).verdicts == []
-    with pytest.raises(ValidationError, match="expected exactly 2 verdicts, one per context piece"):
-        PrecisionVerdicts.model_validate(
-            {"verdicts": [{"context_index": 0, **verdict("yes")}]}, context=context
-        )
+
+    def indexed(*indices: int) -> dict[str, list[dict[str, object]]]:
+        return {"verdicts": [{"context_index": i, **verdict("yes")} for i in indices]}
+
+    expected = (
+        "expected exactly 2 verdicts, one for each context_index from 0 to 1, each exactly once"
+    )
+    for indices, got in [((), "[]"), ((0,), "[0]"), ((0, 0), "[0, 0]"), ((0, 2), "[0, 2]")]:
+        with pytest.raises(ValidationError) as info:
+            PrecisionVerdicts.model_validate(indexed(*indices), context=context)
+        assert f"{expected}; got context_index values {got}" in str(info.value)
+    reply = PrecisionVerdicts.model_validate(indexed(1, 0), context=context)
+    assert [v.context_index for v in reply.verdicts] == [1, 0]
+
+
+def test_positions_map_the_judges_indices_back() -> None:
+    # row 78: the judge numbers the pieces it saw; the result names their positions
+    spec = PrecisionVerdicts.expecting(2, positions=(0, 2))
+    reply = PrecisionVerdicts.model_validate(
+        {"verdicts": [{"context_index": i, **verdict("yes")} for i in (1, 0)]},
+        context=spec.validation_context,
+    )
+    assert [v.context_index for v in reply.verdicts] == [2, 0]
+    assert PrecisionVerdicts.expecting(2).validation_context == {EXPECTED_ITEMS: 2}
+    with pytest.raises(ValueError, match="positions holds 1 values for 2 items"):
+        PrecisionVerdicts.expecting(2, positions=(0,))
+
+
+def test_echo_fields_hold_our_copy_not_the_judges() -> None:
+    # row 79: a judge that copies the prompt's example back does not change the result
+    spec = HallucinationVerdicts.expecting(2, shown=["claim A", "claim B"])
+    assert "statement" not in json.dumps(spec.json_schema)
+    reply = HallucinationVerdicts.model_validate(
+        {
+            "verdicts": [
+                {"statement": "an example from the prompt", "verdict": "no", "reason": "r"},
+                {"verdict": "yes", "reason": "r"},
+            ]
+        },
+        context=spec.validation_context,
+    )
+    assert [v.statement for v in reply.verdicts] == ["claim A", "claim B"]
 
 
 def test_the_count_is_checked_only_with_the_expected_count() -> None:
@@ -100,7 +136,9 @@ def test_a_short_reply_is_repaired_with_the_expected_count() -> None:
 
 def test_minimal_instance_honours_min_items() -> None:
     schema = PrecisionVerdicts.expecting(2).json_schema
-    assert minimal_instance(schema) == {"verdicts": []}  # the first anyOf choice
+    assert minimal_instance(schema) == {
+        "verdicts": [{"context_index": 0, "verdict": "yes", "reason": ""}] * 2
+    }
     exact = FaithfulnessVerdicts.expecting(2).json_schema
     assert minimal_instance(exact) == {"verdicts": [{"verdict": "yes", "reason": ""}] * 2}
 
@@ -149,8 +187,6 @@ def test_extra_keys_are_kept_snake_cased() -> None:
 
 
 def test_the_judge_sees_no_titles_or_developer_docstrings() -> None:
-    import json
-
     from scorekit.scorers.replies import JudgeReply
 
     sent = json.dumps(FaithfulnessVerdicts.expecting(2).json_schema)

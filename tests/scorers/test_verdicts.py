@@ -4,8 +4,10 @@ The judge-cache keys below pin the requests: a cache key hashes the instructions
 the schema and the generation settings of a request, so equal keys mean byte-identical requests
 and a filled cache still answers. They were first computed on the scorers as they were before
 the recipe (the port changed no request), and computed anew when the schemas sent to the judge
-lost their titles and developer docstrings (replies.py): a change of these keys must always be
-such a deliberate one.
+lost their titles and developer docstrings (replies.py), and once more when Hallucination
+stopped asking the judge to copy each claim back as ``statement`` (its analyze request: prompt
+and schema; the scorer fills ``statement`` from its own copy, row 79); the other three
+scorers' requests did not change. A change of these keys must always be such a deliberate one.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from typing import Any, ClassVar, Literal
 
 import pytest
 
+from scorekit.context import ALL_BLANK_REASON
+from scorekit.errors import ScorerRunError
 from scorekit.judge import ScriptedJudge
 from scorekit.judge.cache import cache_key
 from scorekit.pipeline import Scorer, ScorerRun
@@ -61,8 +65,8 @@ CASES: dict[str, tuple[Factory, dict[str, Any], dict[str, Any], list[Any], float
             CLAIMS,
             {
                 "verdicts": [
-                    {"statement": CLAIMS["claims"][0], "verdict": "no", "reason": "a"},
-                    {"statement": CLAIMS["claims"][1], "verdict": "yes", "reason": "b"},
+                    {"verdict": "no", "reason": "a"},
+                    {"verdict": "yes", "reason": "b"},
                 ]
             },
             "why",
@@ -70,7 +74,7 @@ CASES: dict[str, tuple[Factory, dict[str, Any], dict[str, Any], list[Any], float
         5.0,
         [
             "c531dd524f951ae3c2c791a86f6d2b73044ccb4757f3e6210948564081b7cacb",
-            "529e4ede10f75ed6f73f8fe112360d71eade3f3b7d1ccce37ef93ab1a38566b1",
+            "444b09817642d0073193e52f3f953b87849e0edad3b197f86de2a727cc51c48d",
             "aa6018b3ba4f69f09f5f8aafd4ee67b2e406c71900ea37b75d5cd022814878a7",
         ],
     ),
@@ -305,3 +309,28 @@ def test_units_whose_text_is_required_skip_a_blank_text() -> None:
     result = recipe.verdict_scorer(parts, judge, 1.0).run_sync(output="x", ground_truth=" ")
     assert (result.status, result.reason) == ("skipped", "no truth")
     assert judge.calls == []
+
+
+def test_recipe_drops_blank_context_pieces() -> None:
+    # row 78: blank pieces never reach the judge; a run whose pieces are all blank is
+    # skipped, saying so
+    judge = ScriptedJudge(
+        [{"sentences": ["Hi."]}, {"verdicts": [{"verdict": "yes", "reason": "r"}]}, "why"]
+    )
+    result = politeness(judge).run_sync(input="Say hi", output="Hi.", context=[" ", "a customer"])
+    assert result.score == 10.0
+    assert judge.calls[1].prompt == "rate ['Hi.'] for ['a customer']"
+    blank = politeness(ScriptedJudge([])).run_sync(input="Say hi", output="Hi.", context=["", "\t"])
+    assert (blank.status, blank.reason) == ("skipped", ALL_BLANK_REASON)
+
+
+def test_a_verdict_list_without_verdicts_is_repaired_then_an_error() -> None:
+    judge = ScriptedJudge([{"sentences": ["Hi."]}, {"verdicts": []}, {"verdicts": []}])
+    with pytest.raises(ScorerRunError) as info:
+        politeness(judge).run_sync(input="Say hi", output="Hi.", context=["a customer"])
+    error = info.value.result.error
+    assert error.step == "analyze"
+    assert (
+        "expected exactly 1 verdicts, one per sentence in the order given; got 0" in error.message
+    )
+    assert len(judge.calls) == 3

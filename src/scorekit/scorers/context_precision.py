@@ -11,10 +11,16 @@ verdicts in ``context_index`` order (Mastra evals 1.10.2 context-precision)::
 ``round2`` is Mastra's half-up rounding. The denominator is the number of ``yes`` verdicts
 found, and the position is the rank in the sorted verdict list, as in Mastra.
 
+Blank context pieces are dropped first (:class:`scorekit.context.Pieces`): the judge sees the
+others numbered from 0 and ranks only them; each verdict in the step result reports the piece's
+position in the context as given (``context_index``). A run whose pieces are all blank is
+``skipped``.
+
 Divergences (docs/divergences.md): 1, 4, 5, 6 (labels trimmed and lower-cased; any label other than
 yes/no is refused, row 23), 7 (an empty resolved context is ``skipped`` without a judge call;
-Mastra throws), 10, 26 (one verdict per context piece, or none: asked for in the schema and
-checked).
+Mastra throws), 10, 26 and row 80 (one verdict per context piece, each ``context_index``
+exactly once: asked for in the schema and checked; a reply with no verdicts, or with a missing,
+repeated or out-of-range index, is repaired, then an ``error``), row 78 (blank pieces).
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from scorekit.context import ContextExtractor, ContextSource, format_pieces
+from scorekit.context import ContextExtractor, ContextSource, Pieces, format_pieces
 from scorekit.judge.judge import Judge, to_judge
 from scorekit.judge.model import JudgeModel
 from scorekit.judge.structured import SchemaSpec
@@ -67,8 +73,9 @@ NO_CONTEXT_REASON = "No context to evaluate: the resolved context is empty."
 class PrecisionVerdict(JudgeReply):
     """The judge's verdict on one context piece."""
 
-    context_index: int = Field(ge=0)
-    """The piece's position in the context, from 0."""
+    context_index: int = Field(ge=0, description="The number of the context piece, from 0.")
+    """The piece's position in the context as given, from 0 (the judge numbers the pieces it
+    was shown; the scorer maps them back)."""
     verdict: YesNo
     """``yes`` when the piece supports the response."""
     reason: str
@@ -76,11 +83,14 @@ class PrecisionVerdict(JudgeReply):
 
 
 class PrecisionVerdicts(CountedReply):
-    """The analyze step's result (``expecting(n)``: one verdict per piece, or none at all)."""
+    """The analyze step's result: one verdict per piece (``expecting(n)``).
+
+    Each ``context_index`` from 0 to ``n - 1`` must appear exactly once.
+    """
 
     ITEMS: ClassVar[str] = "verdicts"
     ITEM_OF: ClassVar[str] = "context piece"
-    EMPTY_ALLOWED: ClassVar[bool] = True  # Mastra scores no verdicts 0 (conformance)
+    INDEX: ClassVar[str | None] = "context_index"
 
     verdicts: list[PrecisionVerdict]
     """One verdict per context piece."""
@@ -168,6 +178,10 @@ useless pieces. Write in the language the user query is written in. Reply with t
 only."""
 
 
+def _expecting(pieces: Pieces) -> SchemaSpec:
+    return PrecisionVerdicts.expecting(len(pieces.texts), positions=pieces.positions)
+
+
 def create_context_precision_scorer(
     *,
     model: str | JudgeModel | Judge,
@@ -186,11 +200,11 @@ def create_context_precision_scorer(
 
     Returns:
         A scorer whose ``analyze_step_result`` is a :class:`PrecisionVerdicts`; a run whose
-        resolved context is empty is ``skipped`` without a judge call.
+        resolved context is empty or all blank is ``skipped`` without a judge call.
 
     Raises:
-        ConfigError: neither ``context`` nor ``context_extractor``; an empty ``context``; a bad
-            ``scale``.
+        ConfigError: neither ``context`` nor ``context_extractor``; an empty or all-blank
+            ``context``; a bad ``scale``.
     """
     source = ContextSource.of(context, context_extractor, scorer="Context Precision")
     scale = check_scale(scale)
@@ -198,16 +212,17 @@ def create_context_precision_scorer(
 
     async def analyze_prompt(ctx: StepContext) -> str | NotScorable:
         pieces = await source.resolve(ctx.run)
-        if not pieces:
-            return not_scorable(NO_CONTEXT_REASON)
+        skip = pieces.skip_reason(NO_CONTEXT_REASON)
+        if skip is not None:
+            return not_scorable(skip)
         return _analyze_prompt(
             get_user_message(ctx.run.input) or "",
             get_assistant_message(ctx.run.output) or "",
-            pieces,
+            pieces.texts,
         )
 
     async def analyze_schema(ctx: StepContext) -> SchemaSpec:
-        return PrecisionVerdicts.expecting(len(await source.resolve(ctx.run)))
+        return _expecting(await source.resolve(ctx.run))
 
     def generate_score(ctx: StepContext) -> float:
         verdicts: PrecisionVerdicts = ctx.results.analyze_step_result

@@ -10,14 +10,21 @@ that was missing. Then (Mastra evals 1.10.2 context-relevance; seed document
     missing = min(#missing × missing_context_per_item, max_missing_context_penalty)
     score   = round2(max(0, base − usage − missing) × scale)
 
-``round2`` is Mastra's half-up rounding (:func:`scorekit.rounding.round_to_two_decimals`). When
-the judge returns no evaluations the score is 0 if it named missing context, else 1 × scale.
+``round2`` is Mastra's half-up rounding (:func:`scorekit.rounding.round_to_two_decimals`).
+
+Blank context pieces are dropped before anything else (:class:`scorekit.context.Pieces`): the
+judge sees the others numbered from 0, and each evaluation in the step result reports the
+piece's position in the context as given (``context_index``) and its text (``context_piece``,
+our copy: the judge is not asked to copy it back). A run whose pieces are all blank is
+``skipped``.
 
 Divergences (docs/divergences.md): 1 (keyword options, each penalty defaults on its own), 4
 (``scale`` validated), 5 (never NaN), 6 (labels trimmed and lower-cased), 7 (an empty resolved
-context is ``skipped`` without a judge call), 10 (snake_case), 18 (one evaluation per piece is
-required), 19 (the no-evaluation score is scaled), 23 (labels outside the closed set are
-refused).
+context is ``skipped`` without a judge call), 10 (snake_case), 18 and 19 (one evaluation per
+piece, each ``context_index`` exactly once, is required: a reply with no evaluations, a missing,
+repeated or out-of-range index is repaired, then an ``error``; Mastra scores no evaluations 1 or
+0), 23 (labels outside the closed set are refused), row 78 (blank pieces dropped),
+row 79 (``context_piece`` is ours).
 """
 
 from __future__ import annotations
@@ -30,8 +37,9 @@ from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import BeforeValidator, Field
 from pydantic.alias_generators import to_snake
+from pydantic.json_schema import SkipJsonSchema
 
-from scorekit.context import ContextExtractor, ContextSource
+from scorekit.context import ContextExtractor, ContextSource, Pieces
 from scorekit.errors import ConfigError
 from scorekit.judge.judge import Judge, to_judge
 from scorekit.judge.model import JudgeModel
@@ -63,7 +71,6 @@ __all__ = [
     "ReasonMode",
     "RelevanceBreakdown",
     "RelevanceLevel",
-    "check_coverage",
     "context_relevance_breakdown",
     "context_relevance_score",
     "create_context_relevance_scorer_llm",
@@ -150,10 +157,11 @@ def _level(value: Any) -> Any:
 class ContextEvaluation(JudgeReply):
     """The judge's view of one context piece."""
 
-    context_index: int = Field(ge=0)
-    """The piece's position in the context, from 0."""
-    context_piece: str
-    """The piece's text, as the judge echoed it."""
+    context_index: int = Field(ge=0, description="The number of the context piece, from 0.")
+    """The piece's position in the context as given, from 0 (blank pieces count; the judge
+    numbers the pieces it was shown, and the scorer maps them back)."""
+    context_piece: SkipJsonSchema[str] = ""
+    """The piece's text: the scorer's own copy, not asked of the judge (row 79)."""
     relevance_level: Annotated[RelevanceLevel, BeforeValidator(_level)]
     """How much the piece bears on the query."""
     was_used: bool
@@ -162,47 +170,25 @@ class ContextEvaluation(JudgeReply):
     """Why, in the language of the user's query."""
 
 
-def check_coverage(indices: Sequence[int], pieces: int) -> None:
-    """Check that evaluations cover each context piece exactly once (or that there are none).
-
-    Args:
-        indices: the ``context_index`` of each evaluation, in reply order.
-        pieces: the number of context pieces.
-
-    Raises:
-        ValueError: some index is missing, repeated or out of range; the message states the
-            expected count so that a repair request shows it.
-    """
-    if not indices or sorted(indices) == list(range(pieces)):
-        return
-    raise ValueError(
-        f"expected exactly {pieces} evaluations, one for each context_index from 0 to "
-        f"{pieces - 1}; got context_index values {list(indices)}"
-    )
-
-
 class ContextRelevanceAnalysis(CountedReply):
     """The analyze step's result: per-piece evaluations, missing context, overall view.
 
-    ``ContextRelevanceAnalysis.expecting(n)`` asks for exactly one evaluation per piece (or
-    none at all, which Mastra scores: divergences.md row 19) and checks each ``context_index``
-    appears once.
+    ``ContextRelevanceAnalysis.expecting(n, shown=..., positions=...)`` asks for exactly one
+    evaluation per piece and checks each ``context_index`` from 0 to ``n - 1`` appears once (an
+    empty list is refused: divergences.md row 19).
     """
 
     ITEMS: ClassVar[str] = "evaluations"
     ITEM_OF: ClassVar[str] = "context piece"
-    EMPTY_ALLOWED: ClassVar[bool] = True
+    INDEX: ClassVar[str | None] = "context_index"
+    ECHO: ClassVar[str | None] = "context_piece"
 
     evaluations: list[ContextEvaluation]
-    """One evaluation per context piece (or none at all)."""
+    """One evaluation per context piece."""
     missing_context: list[str] = Field(default_factory=list)
     """Information the answer needed that the context lacked."""
     overall_assessment: str
     """A summary of the context's quality for the query."""
-
-    def check_count(self, expected: int) -> None:
-        """Raise ``ValueError`` unless each ``context_index`` below ``expected`` appears once."""
-        check_coverage([e.context_index for e in self.evaluations], expected)
 
 
 @dataclass(frozen=True)
@@ -210,7 +196,7 @@ class RelevanceBreakdown:
     """The parts of a Context Relevance score.
 
     Attributes:
-        base: Σ weights / n, in ``[0, 1]`` (1 or 0 when there are no evaluations).
+        base: Σ weights / n, in ``[0, 1]``.
         unused_high: how many ``high`` pieces the response did not use.
         usage_penalty: ``unused_high × unused_high_relevance_context``.
         missing_penalty: the capped missing-context penalty.
@@ -240,13 +226,14 @@ def context_relevance_breakdown(
         scale: the maximum score, ``> 0``.
 
     Returns:
-        The breakdown; with no evaluations the score is ``0`` when ``missing_count > 0``, else
-        ``scale``, and no penalty applies.
+        The breakdown.
+
+    Raises:
+        ValueError: there are no evaluations: nothing was measured (divergences.md row 19).
     """
     rates = penalties or ContextRelevancePenalties()
     if not evaluations:
-        base = 0.0 if missing_count > 0 else 1.0
-        return RelevanceBreakdown(base, 0, 0.0, 0.0, round_to_two_decimals(base * scale))
+        raise ValueError("a context relevance score needs at least one evaluation")
     base = sum(RELEVANCE_WEIGHTS[level] for level, _ in evaluations) / len(evaluations)
     unused_high = sum(1 for level, used in evaluations if level == "high" and not used)
     usage = unused_high * rates.unused_high_relevance_context
@@ -306,16 +293,12 @@ def _template_reason(
 ) -> str:
     """Write the reason without a judge call (English; pieces numbered from 1)."""
     score = format_score(parts.score)
-    if not analysis.evaluations:
-        named = "named missing context" if analysis.missing_context else "named no gaps"
-        text = f"The score is {score} because the judge evaluated no context pieces and {named}."
-    else:
-        text = f"The score is {score} because " + "; ".join(_judgement_lines(analysis)) + "."
-        if parts.unused_high:
-            text += (
-                f" {parts.unused_high} high-relevance piece(s) went unused "
-                f"(penalty {format_score(round_to_two_decimals(parts.usage_penalty))})."
-            )
+    text = f"The score is {score} because " + "; ".join(_judgement_lines(analysis)) + "."
+    if parts.unused_high:
+        text += (
+            f" {parts.unused_high} high-relevance piece(s) went unused "
+            f"(penalty {format_score(round_to_two_decimals(parts.usage_penalty))})."
+        )
     if analysis.missing_context:
         text += (
             f" Missing context (penalty "
@@ -323,9 +306,15 @@ def _template_reason(
             + "; ".join(analysis.missing_context)
             + "."
         )
-    elif analysis.evaluations:
+    else:
         text += " No context was missing."
     return text
+
+
+def _expecting(pieces: Pieces) -> SchemaSpec:
+    return ContextRelevanceAnalysis.expecting(
+        len(pieces.texts), shown=pieces.texts, positions=pieces.positions
+    )
 
 
 def create_context_relevance_scorer_llm(
@@ -353,17 +342,18 @@ def create_context_relevance_scorer_llm(
 
     Returns:
         A scorer whose ``analyze_step_result`` is a :class:`ContextRelevanceAnalysis` and whose
-        result is ``skipped`` (no judge call) when a run's resolved context is empty.
+        result is ``skipped`` (no judge call) when a run's resolved context is empty or all
+        blank.
 
     Raises:
-        ConfigError: neither ``context`` nor ``context_extractor``; an empty ``context``; a bad
-            ``scale``, penalty or ``reason``.
+        ConfigError: neither ``context`` nor ``context_extractor``; an empty or all-blank
+            ``context``; a bad ``scale``, penalty or ``reason``.
 
     Example:
         >>> from scorekit.judge import ScriptedJudge
         >>> judge = ScriptedJudge([{"evaluations": [{"context_index": 0,
-        ...     "context_piece": "Canberra is the capital.", "relevance_level": "high",
-        ...     "was_used": True, "reasoning": "answers it"}], "overall_assessment": "good"}])
+        ...     "relevance_level": "high", "was_used": True, "reasoning": "answers it"}],
+        ...     "overall_assessment": "good"}])
         >>> scorer = create_context_relevance_scorer_llm(
         ...     model=judge, context=["Canberra is the capital."], reason="template")
         >>> scorer.run_sync(input="Capital of Australia?", output="Canberra.").score
@@ -380,18 +370,19 @@ def create_context_relevance_scorer_llm(
 
     async def analyze_prompt(ctx: StepContext) -> str | NotScorable:
         pieces = await source.resolve(ctx.run)
-        if not pieces:
-            return not_scorable(NO_CONTEXT_REASON)
+        skip = pieces.skip_reason(NO_CONTEXT_REASON)
+        if skip is not None:
+            return not_scorable(skip)
         return prompts.analyze_prompt(
             get_user_message(ctx.run.input) or "",
             get_assistant_message(ctx.run.output) or "",
-            pieces,
+            pieces.texts,
         )
 
     async def analyze_schema(ctx: StepContext) -> SchemaSpec:
-        # one evaluation per piece: the judge is asked for exactly that many, and a reply
-        # that skips or repeats a piece is repaired or fails (divergences.md row 18)
-        return ContextRelevanceAnalysis.expecting(len(await source.resolve(ctx.run)))
+        # one evaluation per piece shown: the judge is asked for exactly that many, and a
+        # reply that skips or repeats a piece is repaired or fails (divergences.md rows 18, 19)
+        return _expecting(await source.resolve(ctx.run))
 
     def generate_score(ctx: StepContext) -> float:
         analysis: ContextRelevanceAnalysis = ctx.results.analyze_step_result

@@ -1,7 +1,8 @@
 """Prompt text of the Context Relevance scorer (our own wording, not Mastra's).
 
 Kept apart from :mod:`scorekit.scorers.context_relevance` so that the scorer module shows the
-algorithm and this one the prose. Every builder is a pure function of plain values.
+algorithm and this one the prose. Every builder is a pure function of plain values. The judge
+refers to pieces by number only; it is never asked to copy their text back.
 """
 
 from __future__ import annotations
@@ -35,9 +36,9 @@ Context pieces:
 [2] The tower was completed in 1889 for the World's Fair.
 Answer:
 {"evaluations": [
-  {"context_index": 0, "context_piece": "The Eiffel Tower is 330 metres tall including its antennas.", "relevance_level": "high", "was_used": true, "reasoning": "Gives the height asked for; the response states it."},
-  {"context_index": 1, "context_piece": "Paris has roughly 2.1 million inhabitants.", "relevance_level": "none", "was_used": false, "reasoning": "The city's population has nothing to do with the question."},
-  {"context_index": 2, "context_piece": "The tower was completed in 1889 for the World's Fair.", "relevance_level": "medium", "was_used": false, "reasoning": "Useful background on the tower, but not what was asked; the response does not mention it."}],
+  {"context_index": 0, "relevance_level": "high", "was_used": true, "reasoning": "Gives the height asked for; the response states it."},
+  {"context_index": 1, "relevance_level": "none", "was_used": false, "reasoning": "The city's population has nothing to do with the question."},
+  {"context_index": 2, "relevance_level": "medium", "was_used": false, "reasoning": "Useful background on the tower, but not what was asked; the response does not mention it."}],
  "missing_context": ["Who designed the Eiffel Tower"],
  "overall_assessment": "One piece answers the height; nothing covers the designer, the second half of the question."}"""  # noqa: E501
 
@@ -64,8 +65,7 @@ Context pieces (numbered from 0):
 
 Return exactly {len(pieces)} evaluations, one per context piece: context_index 0 to {last}, each
 index exactly once. For every piece give:
-- "context_index": the piece's number.
-- "context_piece": the piece's text.
+- "context_index": the piece's number (do not copy the piece's text).
 - "relevance_level": how much the piece bears on the user query:
   "high" = it answers the query directly or holds information the answer depends on;
   "medium" = it adds helpful background or supporting detail;
@@ -115,7 +115,7 @@ User query:
 Score: {score} (0 is worst, {scale} is best)
 
 Judgement of each context piece (numbered from 1):
-{chr(10).join(f"- {line}" for line in judgements) or "- (the judge evaluated no pieces)"}
+{chr(10).join(f"- {line}" for line in judgements)}
 
 Penalties:
 {chr(10).join(f"- {line}" for line in penalties)}

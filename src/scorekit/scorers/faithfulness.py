@@ -9,7 +9,9 @@ faithfulness)::
 
 ``unsure`` counts as unsupported. The context is the ``context`` option, else the run's own
 context (``scorer.run(context=...)``, an item's context in ``run_evals``), else the results of
-the completed tool calls in the output (:func:`scorekit.context.tool_result_context`).
+the completed tool calls in the output (:func:`scorekit.context.tool_result_context`). Blank
+pieces are dropped first, wherever they come from; a run whose pieces are all blank is
+``skipped`` (row 78).
 
 Divergences (docs/divergences.md): 1, 4, 5, 6 (labels trimmed and lower-cased — Mastra counts only
 an exact ``"yes"``; other labels are refused), 7 (no context: ``skipped`` without a judge call),
@@ -23,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from scorekit.context import ContextSource, tool_result_context
+from scorekit.context import ContextSource, Pieces, tool_result_context
 from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
 from scorekit.options import check_scale
@@ -149,16 +151,17 @@ def create_faithfulness_scorer(
 
     Returns:
         A scorer with ``preprocess_step_result`` a :class:`~scorekit.scorers.replies.Claims`
-        and ``analyze_step_result`` a :class:`FaithfulnessVerdicts`. A run without context is
-        ``skipped``; an empty answer scores 0; neither calls the judge.
+        and ``analyze_step_result`` a :class:`FaithfulnessVerdicts`. A run without context (or
+        whose context pieces are all blank) is ``skipped``; an empty answer scores 0; neither
+        calls the judge.
 
     Raises:
-        ConfigError: an empty ``context`` or a bad ``scale``.
+        ConfigError: an empty or all-blank ``context``, or a bad ``scale``.
     """
     source = ContextSource.of(context, None, scorer="Faithfulness", required=False)
 
-    async def context_of(run: ScorerRun) -> tuple[str, ...]:
-        return source.pieces or run.context or tool_result_context(run.output)
+    async def context_of(run: ScorerRun) -> Pieces:
+        return Pieces.of(source.pieces or run.context or tool_result_context(run.output))
 
     return recipe.verdict_scorer(
         RECIPE,

@@ -12,13 +12,19 @@ A less precise date, a fair approximation or an omission is not a hallucination.
 Divergences (docs/divergences.md): 1, 4, 5, 6 (labels trimmed and lower-cased; other labels
 refused), 7 (no context: ``skipped`` without a judge call), 10, 20 (an empty answer scores 0
 without a judge call), 21 (``context_extractor(input, output)`` instead of Mastra's ``getContext``;
-some context is required), 23, 25, 26 (one verdict per claim: asked for in the schema and checked).
+some context is required), 23, 25, 26 (one verdict per claim: asked for in the schema and checked),
+row 78 (blank context pieces are dropped; all blank: ``skipped``), row 79 (the judge
+is not asked to copy each claim back as ``statement``: the step result holds the claim as the
+preprocess step found it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import ClassVar
+
+from pydantic import Field
+from pydantic.json_schema import SkipJsonSchema
 
 from scorekit.context import ContextExtractor
 from scorekit.judge.judge import Judge
@@ -54,18 +60,22 @@ NO_CONTEXT_REASON = "No context to check the answer against: the resolved contex
 class HallucinationVerdict(JudgeReply):
     """The judge's verdict on one claim."""
 
-    statement: str
-    """The claim judged."""
-    verdict: YesNo
+    statement: SkipJsonSchema[str] = ""
+    """The claim judged: the scorer's own copy, not asked of the judge (row 79)."""
+    verdict: YesNo = Field(description='"yes" when the claim is a hallucination, else "no".')
     """``yes`` when the claim is a hallucination."""
     reason: str
     """Why, in the language of the user's query."""
 
 
 class HallucinationVerdicts(recipe.VerdictList[HallucinationVerdict]):
-    """The analyze step's result (``expecting(n)``: exactly one verdict per claim)."""
+    """The analyze step's result: exactly one verdict per claim, in order (``expecting(n)``).
+
+    Each verdict's ``statement`` is filled with its claim.
+    """
 
     ITEM_OF: ClassVar[str] = "claim"
+    ECHO: ClassVar[str | None] = "statement"
 
 
 def hallucination_score(verdicts: Sequence[str], *, scale: float = 1.0) -> float:
@@ -87,8 +97,7 @@ def _verdicts_prompt(query: str, context: Sequence[str], claims: Sequence[str]) 
 
 {claims_in_context(query, context, claims)}
 
-Give exactly {len(claims)} verdicts, one per claim, in the same order, each with the claim as
-"statement":
+Give exactly {len(claims)} verdicts, one per claim, in the same order (do not copy the claims):
 - "verdict": "yes" (a hallucination) when the claim contradicts the context, asserts something
   the context does not support, praises or judges subjectively ("groundbreaking", "made
   history"), or speculates about facts that are not in the context;
@@ -99,7 +108,7 @@ Give exactly {len(claims)} verdicts, one per claim, in the same order, each with
 {LANGUAGE_RULE}
 
 Answer with JSON only:
-{{"verdicts": [{{"statement": "...", "verdict": "no", "reason": "..."}}]}}"""
+{{"verdicts": [{{"verdict": "no", "reason": "..."}}]}}"""
 
 
 def _reason_prompt(run: recipe.ToExplain[HallucinationVerdicts]) -> str:

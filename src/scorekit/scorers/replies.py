@@ -15,16 +15,22 @@ Every reply schema of :mod:`scorekit.scorers` derives from :class:`JudgeReply`:
   (divergences.md row 6): ``" YES "`` is stored as ``"yes"``; ``"maybe"`` is refused;
 * a reply with one item per thing the judge was shown (context piece, claim, statement) derives
   from :class:`CountedReply`, whose :meth:`~CountedReply.expecting` asks for exactly that many
-  items (JSON schema ``minItems`` / ``maxItems``) and refuses any other count
-  (divergences.md rows 18 and 26); a list taken out of a text (claims, statements) is bounded
+  items (JSON schema ``minItems`` / ``maxItems``) and refuses any other count, an empty list
+  included (divergences.md rows 18, 19 and 26); items that carry an index (``context_index``)
+  must cover each index exactly once; a list taken out of a text (claims, statements) is bounded
   by the text's length (:meth:`~CountedReply.at_most`, :func:`item_limit`), so a model that
-  repeats itself under constrained decoding stops instead of running to its token limit.
+  repeats itself under constrained decoding stops instead of running to its token limit;
+* the judge is never asked to copy back the text it was shown: a field of an item that holds
+  that text (``ECHO``: ``context_piece``, ``statement``) is left out of the schema and filled
+  from the scorer's own copy, whatever the judge wrote there.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
+from collections.abc import Sequence
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
@@ -45,6 +51,8 @@ __all__ = [
     "EXPECTED_ITEMS",
     "LANGUAGE_RULE",
     "MAX_ITEMS",
+    "POSITIONS",
+    "SHOWN",
     "Claims",
     "CountedReply",
     "JudgeReply",
@@ -58,6 +66,10 @@ EXPECTED_ITEMS = "expected_items"
 """The validation-context key holding the number of items a :class:`CountedReply` must have."""
 MAX_ITEMS = "max_items"
 """The validation-context key holding the most items a :class:`CountedReply` may have."""
+SHOWN = "shown"
+"""The validation-context key holding the texts the judge was shown, in its numbering."""
+POSITIONS = "positions"
+"""The validation-context key holding, for each index the judge saw, the index to report."""
 CHARACTERS_PER_ITEM = 3
 """A claim or statement takes at least this many characters of the text it comes from."""
 
@@ -108,6 +120,7 @@ class JudgeReply(BaseModel):
 
     model_config = ConfigDict(
         extra="allow",
+        strict=True,  # a judge that writes "0.5" or true for a number is repaired, not read
         alias_generator=AliasGenerator(validation_alias=_both_spellings),
         populate_by_name=True,
         json_schema_extra=_as_the_judge_sees_it,
@@ -137,31 +150,59 @@ class CountedReply(JudgeReply):
     ``ITEM_OF`` (``"claim"``). ``Model.expecting(n)`` is the prompt step's schema for a run
     with ``n`` things: its JSON schema bounds the list to exactly ``n`` items, so a judge with
     schema-constrained decoding (the local llama.cpp judge, strict structured output) produces
-    exactly ``n``, and validation refuses any other count, so a reply that skips or repeats
-    items is sent back for repair with the expected count. ``Model.at_most(n)`` bounds the list
-    from above only. Without either (a model validated directly) the count is not checked.
+    exactly ``n``, and validation refuses any other count (an empty list too), so a reply that
+    skips or repeats items is sent back for repair with the expected count. When ``INDEX``
+    names an index field of the items, each index from 0 to ``n - 1`` must appear exactly
+    once; else items answer the things in order. ``Model.at_most(n)`` bounds the list from
+    above only. Without either (a model validated directly) the count is not checked.
 
-    Where Mastra gives an empty list a score (context precision and relevance),
-    ``EMPTY_ALLOWED`` makes ``expecting``'s schema and check accept no items as well.
+    ``expecting(n, shown=texts, positions=...)`` also fills each item's ``ECHO`` field with the
+    text of the thing it answers and, with ``positions``, replaces each ``INDEX`` by the index
+    to report (a context piece's position before blank pieces were dropped).
     """
 
     ITEMS: ClassVar[str]
     """The counted list field."""
     ITEM_OF: ClassVar[str]
     """What one item answers, for messages (``"claim"``, ``"context piece"``)."""
-    EMPTY_ALLOWED: ClassVar[bool] = False
-    """Whether an empty list is a valid reply to ``expecting`` too."""
+    INDEX: ClassVar[str | None] = None
+    """The items' index field (``"context_index"``), or ``None`` when items go in order."""
+    ECHO: ClassVar[str | None] = None
+    """The items' field filled with the text of the thing answered, or ``None``."""
 
     @classmethod
-    def expecting(cls, count: int) -> SchemaSpec:
-        """The schema asking for exactly ``count`` items (``count >= 1``); cached per count.
+    def expecting(
+        cls,
+        count: int,
+        *,
+        shown: Sequence[str] | None = None,
+        positions: Sequence[int] | None = None,
+    ) -> SchemaSpec:
+        """The schema asking for exactly ``count`` items (``count >= 1``).
+
+        Args:
+            count: the number of things shown to the judge.
+            shown: their texts (``count`` of them), to fill each item's ``ECHO`` field.
+            positions: the index each item reports in place of the one the judge gave.
 
         Raises:
-            ValueError: ``count`` is below 1.
+            ValueError: ``count`` is below 1, or ``shown`` / ``positions`` do not hold
+                ``count`` values.
         """
         if count < 1:
             raise ValueError(f"a counted reply needs at least one item to ask for, not {count}")
-        return _counted_spec(cls, count, exact=True)
+        spec = _counted_spec(cls, count, exact=True)
+        extra: dict[str, Any] = {}
+        for key, values in ((SHOWN, shown), (POSITIONS, positions)):
+            if values is not None:
+                if len(values) != count:
+                    raise ValueError(f"{key} holds {len(values)} values for {count} items")
+                extra[key] = tuple(values)
+        if not extra:
+            return spec
+        return dataclasses.replace(
+            spec, validation_context={**(spec.validation_context or {}), **extra}
+        )
 
     @classmethod
     def at_most(cls, limit: int) -> SchemaSpec:
@@ -174,19 +215,40 @@ class CountedReply(JudgeReply):
             raise ValueError(f"a bounded reply needs a limit of at least 1, not {limit}")
         return _counted_spec(cls, limit, exact=False)
 
-    def check_count(self, expected: int) -> None:
-        """Raise ``ValueError`` unless the list holds ``expected`` items (or none, if allowed).
+    def _items(self) -> list[Any]:
+        items: list[Any] = getattr(self, self.ITEMS)
+        return items
 
-        Subclasses may check more (each context index once); the message is shown to the judge
-        in the repair request, so it states what is expected.
+    def check_count(self, expected: int) -> None:
+        """Raise ``ValueError`` unless the items cover the ``expected`` things exactly once.
+
+        With ``INDEX``, each index from 0 to ``expected - 1`` must appear once; else the list
+        must hold ``expected`` items. Subclasses may check more; the message is shown to the
+        judge in the repair request, so it states what is expected.
         """
-        got = len(getattr(self, self.ITEMS))
-        if got == expected or (got == 0 and self.EMPTY_ALLOWED):
+        items = self._items()
+        if self.INDEX is None:
+            if len(items) == expected:
+                return
+            raise ValueError(
+                f"expected exactly {expected} {self.ITEMS}, one per {self.ITEM_OF} in the order "
+                f"given; got {len(items)}"
+            )
+        indices = [getattr(item, self.INDEX) for item in items]
+        if sorted(indices) == list(range(expected)):
             return
         raise ValueError(
-            f"expected exactly {expected} {self.ITEMS}, one per {self.ITEM_OF} in the order "
-            f"given; got {got}"
+            f"expected exactly {expected} {self.ITEMS}, one for each {self.INDEX} from 0 to "
+            f"{expected - 1}, each exactly once; got {self.INDEX} values {indices}"
         )
+
+    def _fill_from_our_copy(self, shown: Sequence[str] | None, positions: Any) -> None:
+        for place, item in enumerate(self._items()):
+            index = place if self.INDEX is None else getattr(item, self.INDEX)
+            if shown is not None and self.ECHO is not None:
+                setattr(item, self.ECHO, shown[index])
+            if positions is not None and self.INDEX is not None:
+                setattr(item, self.INDEX, positions[index])
 
     @model_validator(mode="after")
     def _check_expected_count(self, info: ValidationInfo) -> CountedReply:
@@ -194,8 +256,9 @@ class CountedReply(JudgeReply):
         expected = context.get(EXPECTED_ITEMS)
         if expected is not None:
             self.check_count(expected)
+            self._fill_from_our_copy(context.get(SHOWN), context.get(POSITIONS))
         limit = context.get(MAX_ITEMS)
-        got = len(getattr(self, self.ITEMS))
+        got = len(self._items())
         if limit is not None and got > limit:
             raise ValueError(f"expected at most {limit} {self.ITEMS} for this text; got {got}")
         return self
@@ -208,10 +271,7 @@ def _counted_spec(model: type[CountedReply], count: int, *, exact: bool) -> Sche
     if not exact:
         schema["properties"][model.ITEMS] = {**prop, "maxItems": count}
         return SchemaSpec(model.__name__, schema, model, {MAX_ITEMS: count}).check()
-    bounded = {**prop, "minItems": count, "maxItems": count}
-    if model.EMPTY_ALLOWED:
-        bounded = {"anyOf": [{**prop, "maxItems": 0}, bounded]}
-    schema["properties"][model.ITEMS] = bounded
+    schema["properties"][model.ITEMS] = {**prop, "minItems": count, "maxItems": count}
     return SchemaSpec(model.__name__, schema, model, {EXPECTED_ITEMS: count}).check()
 
 

@@ -3,11 +3,15 @@
 Faithfulness, Hallucination, Context Recall and Answer Relevancy share one shape, which
 :func:`verdict_scorer` builds from a :class:`VerdictRecipe`:
 
-1. ``preprocess`` (:class:`Units`): a run whose context is empty is ``skipped``
-   (:class:`ContextCheck`); then the judge lists the *units* of a text (the answer's claims or
+1. ``preprocess`` (:class:`Units`): a run whose context is empty, or whose context pieces are
+   all blank, is ``skipped`` (:class:`ContextCheck`; blank pieces are dropped and never shown
+   to the judge); then the judge lists the *units* of a text (the answer's claims or
    statements, the ground truth's claims), at most ``item_limit(text)`` of them. A blank text
    has no units and needs no judge call, or skips the run when the scorer needs that text.
-2. ``analyze`` (:class:`VerdictStep`): one verdict per unit (``expecting(#units)``). A blank
+2. ``analyze`` (:class:`VerdictStep`): one verdict per unit, in unit order
+   (``expecting(#units)``: any other count, none included, is repaired, then an ``error``); a
+   verdict field that would echo the unit (``ECHO``, Hallucination's ``statement``) is not asked
+   of the judge and holds the unit as the preprocess step found it. A blank
    text has no units, no verdicts and no judge call; a text that is not blank but in which the
    judge found no units is ``skipped`` (nothing was measured: divergences.md row 28).
 3. ``generate_score``: :func:`share_score` of the verdict labels.
@@ -26,7 +30,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar, Generic, TypeVar
 
-from scorekit.context import ContextExtractor, ContextSource
+from scorekit.context import ContextExtractor, ContextSource, Pieces
 from scorekit.judge.judge import Judge, to_judge
 from scorekit.judge.model import JudgeModel
 from scorekit.judge.structured import SchemaSpec
@@ -272,8 +276,8 @@ class VerdictRecipe(Generic[V]):
         return ScorerEntry(name, self.scorer_id, factory, "llm", summary or self.description)
 
 
-ContextReader = Callable[[ScorerRun], Awaitable[tuple[str, ...]]]
-"""An async function giving a run's context pieces."""
+ContextReader = Callable[[ScorerRun], Awaitable[Pieces | Sequence[str]]]
+"""An async function giving a run's context pieces (blank ones are dropped if it did not)."""
 
 
 @dataclass(frozen=True)
@@ -283,7 +287,13 @@ class ContextCheck:
     read: ContextReader
     """Gives the run's context pieces."""
     missing: str
-    """The reason of a run skipped because its context is empty."""
+    """The reason of a run skipped because its context is empty (one whose pieces are all
+    blank gets :data:`scorekit.context.ALL_BLANK_REASON`)."""
+
+    async def pieces(self, run: ScorerRun) -> Pieces:
+        """The run's context pieces, blank ones dropped."""
+        found = await self.read(run)
+        return found if isinstance(found, Pieces) else Pieces.of(found)
 
 
 def verdict_scorer(
@@ -300,7 +310,8 @@ def verdict_scorer(
         recipe: the scorer's parts.
         model: the judge, as a factory's ``model`` option.
         scale: the maximum score, ``> 0`` (already checked).
-        context: the context the verdicts prompt shows; a run without any is ``skipped``.
+        context: the context the verdicts prompt shows; a run without any (or with blank
+            pieces only) is ``skipped``.
         weights: each verdict label's weight in the score (:func:`share_score`).
 
     Raises:
@@ -310,8 +321,10 @@ def verdict_scorer(
     units, verdicts, reason = recipe.units, recipe.verdicts, recipe.reason
 
     async def units_step(ctx: StepContext) -> str | LocalResult | NotScorable:
-        if context is not None and not await context.read(ctx.run):
-            return not_scorable(context.missing)
+        if context is not None:
+            skip = (await context.pieces(ctx.run)).skip_reason(context.missing)
+            if skip is not None:
+                return not_scorable(skip)
         return units.create_prompt(ctx)
 
     async def verdicts_step(ctx: StepContext) -> str | LocalResult | NotScorable:
@@ -320,11 +333,14 @@ def verdict_scorer(
             return not_scorable(units.none_found_reason())
         if not judged:
             return local_result(verdicts.reply(**{verdicts.reply.ITEMS: []}))
-        pieces = await context.read(ctx.run) if context is not None else ()
+        pieces = (await context.pieces(ctx.run)).texts if context is not None else ()
         return verdicts.prompt(get_user_message(ctx.run.input) or "", pieces, judged)
 
     def verdicts_schema(ctx: StepContext) -> SchemaSpec:
-        return verdicts.reply.expecting(len(units.judged(ctx)))
+        judged = units.judged(ctx)
+        if verdicts.reply.ECHO is None:
+            return verdicts.reply.expecting(len(judged))
+        return verdicts.reply.expecting(len(judged), shown=judged)
 
     def labels(reply: Any) -> list[Any]:
         return [getattr(item, verdicts.label) for item in getattr(reply, verdicts.reply.ITEMS)]
@@ -380,9 +396,10 @@ def grounded_scorer(
     """Build a verdict scorer that judges its units against the run's context.
 
     The context is a fixed list (``context``) or what ``context_extractor(input, output)``
-    returns per run (it wins); a run whose resolved context is empty is ``skipped`` with the
-    reason ``recipe.no_context``, without a judge call. Hallucination and Context Recall are
-    built so.
+    returns per run (it wins); blank pieces are dropped; a run whose resolved context is empty
+    is ``skipped`` with the reason ``recipe.no_context``, one whose pieces are all blank with
+    :data:`scorekit.context.ALL_BLANK_REASON`, without a judge call. Hallucination and Context
+    Recall are built so.
 
     Args:
         recipe: the scorer's parts, ``no_context`` set.
@@ -392,8 +409,9 @@ def grounded_scorer(
         context_extractor: ``(input, output) -> list[str]``, sync or async, or ``None``.
 
     Raises:
-        ConfigError: neither ``context`` nor ``context_extractor``; an empty ``context``; a bad
-            ``scale``; ``model`` is not a judge, a judge model or a model string.
+        ConfigError: neither ``context`` nor ``context_extractor``; an empty or all-blank
+            ``context``; a bad ``scale``; ``model`` is not a judge, a judge model or a model
+            string.
         JudgeUnavailableError: the model string cannot be resolved.
         ValueError: ``recipe.no_context`` is not set (a programming error).
     """
