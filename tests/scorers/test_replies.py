@@ -203,3 +203,17 @@ def test_the_judge_sees_no_titles_or_developer_docstrings() -> None:
     assert schema["description"] == "One verdict for the whole answer."
     assert schema["additionalProperties"] is False
     assert schema["properties"] == {"verdict": {"type": "string"}}
+
+
+@pytest.mark.parametrize(
+    ("claims", "problem"),
+    [(["a", "  "], "positions [1] are blank"), (["a", "b", "a "], "repeat 'a '")],
+)
+def test_units_taken_from_a_text_are_neither_blank_nor_repeated(
+    claims: list[str], problem: str
+) -> None:
+    # row 82: a blank or repeated claim would be judged and counted like a real one
+    spec = Claims.at_most(10)
+    with pytest.raises(ValidationError, match=problem):
+        Claims.model_validate({"claims": claims}, context=spec.validation_context)
+    assert Claims.model_validate({"claims": ["a", "b"]}, context=spec.validation_context)

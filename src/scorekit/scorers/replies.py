@@ -261,7 +261,20 @@ class CountedReply(JudgeReply):
         got = len(self._items())
         if limit is not None and got > limit:
             raise ValueError(f"expected at most {limit} {self.ITEMS} for this text; got {got}")
+        if limit is not None:  # units taken out of a text: each says something, once
+            self._check_units(self._items())
         return self
+
+    def _check_units(self, units: list[Any]) -> None:
+        texts = [unit for unit in units if isinstance(unit, str)]
+        blank = [i for i, text in enumerate(texts) if not text.strip()]
+        if blank:
+            raise ValueError(f"{self.ITEMS} at positions {blank} are blank; leave them out")
+        seen: set[str] = set()
+        for text in texts:
+            if text.strip() in seen:
+                raise ValueError(f"{self.ITEMS} repeat {text!r}; list each one once")
+            seen.add(text.strip())
 
 
 @functools.lru_cache(maxsize=1024)
