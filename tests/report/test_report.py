@@ -236,3 +236,22 @@ def test_report_gates_agree_with_the_verdict(tmp_path: Path) -> None:
     summary = stopped.split("Summary", 1)[1].split("Judge", 1)[0]
     assert "no verdict" in stopped
     assert "fail" not in summary and "pass" not in summary  # no gate is judged
+
+
+def test_report_shows_the_items_trajectory_and_contexts(tmp_path: Path) -> None:
+    db = tmp_path / "t.db"
+    item = {
+        "input": "q",
+        "output": "abc",
+        "expected_trajectory": {"steps": [{"stepType": "tool_call", "name": "search"}]},
+        "request_context": {"rubric": "Be brief"},
+        "additional_context": {"note": EVIL},
+    }
+    result = run_evals_sync([item], [length_scorer()], store=db)
+    with Store(db) as store:
+        html = render_report(store, result.run_id)
+    text = " ".join(parse(html).text)
+    for heading in ("Expected trajectory", "Request context", "Additional context"):
+        assert heading in text
+    assert '"name": "search"' in text and '"rubric": "Be brief"' in text
+    assert EVIL not in html  # escaped like every text from data
