@@ -99,6 +99,10 @@ EXPECTATION_KEYS: Mapping[str, str] = {
 }
 """An expectation's keys: Mastra's camelCase name → scorekit's snake_case name."""
 _SNAKE_KEYS = frozenset(EXPECTATION_KEYS.values())
+_TRAJECTORY_ONLY_KEYS = frozenset(
+    {"totalDurationMs", "total_duration_ms", "rawOutput", "raw_output"}
+)
+"""Keys of a Mastra ``Trajectory`` that say nothing about what was expected; not read."""
 _BUDGETS = ("max_steps", "max_total_tokens", "max_total_duration_ms", "max_retries_per_tool")
 _FLAGS = ("allow_repeated_steps", "no_redundant_calls")
 
@@ -302,8 +306,9 @@ def read_expectation(value: Any, *, field: str, strict: bool) -> dict[str, Any]:
         value: a mapping with camelCase (Mastra) or snake_case keys; ``None`` gives ``{}``.
         field: where it comes from, for error messages (``"defaults"``,
             ``"expected_trajectory"``).
-        strict: refuse unknown keys (a factory option); else keep them, snake_cased, unread (a
-            dataset item may carry fields for other scorers). ``None`` values count as absent.
+        strict: refuse unknown keys (a misspelt key would silently change nothing); else keep
+            them, snake_cased, unread. A ``Trajectory``'s own ``totalDurationMs`` and
+            ``rawOutput`` are accepted and not read. ``None`` values count as absent.
 
     Returns:
         The expectation with snake_case keys, in the given order.
@@ -318,6 +323,8 @@ def read_expectation(value: Any, *, field: str, strict: bool) -> dict[str, Any]:
         raise ConfigError(f"{field} must be a mapping, not {type(value).__name__}", field=field)
     result: dict[str, Any] = {}
     for raw_key, item in value.items():
+        if raw_key in _TRAJECTORY_ONLY_KEYS:  # a whole trajectory given as the expectation
+            continue
         key = EXPECTATION_KEYS.get(str(raw_key), str(raw_key))
         if key not in _SNAKE_KEYS:
             if strict:

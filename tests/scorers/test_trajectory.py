@@ -126,9 +126,14 @@ def test_run_expectation_errors_fail_the_run() -> None:
     scorer = create_trajectory_scorer_code(defaults={"max_steps": 3})
     with pytest.raises(ScorerRunError, match=r"expected_trajectory\.max_steps"):
         scorer.run_sync(output={"steps": [tool("a")]}, expected_trajectory={"maxSteps": "3"})
-    # unknown keys of a dataset item are kept in the config and not read
-    result = scorer.run_sync(output={"steps": [tool("a")]}, expected_trajectory={"note": "x"})
-    assert result.preprocess_step_result["config"] == {"max_steps": 3, "note": "x"}
+    # row 83: a misspelt key (maxStep) is an error naming it, not an expectation ignored
+    with pytest.raises(ScorerRunError, match=r"unknown key 'maxStep'"):
+        scorer.run_sync(output={"steps": [tool("a")]}, expected_trajectory={"maxStep": 1})
+    # a whole trajectory as the expectation: its duration and raw output are not read
+    whole = {"steps": [{"name": "a"}], "totalDurationMs": 12, "rawOutput": []}
+    result = scorer.run_sync(output={"steps": [tool("a")]}, expected_trajectory=whole)
+    assert result.status == "ok"
+    assert "total_duration_ms" not in result.preprocess_step_result["config"]
 
 
 def test_rounding_has_no_epsilon() -> None:

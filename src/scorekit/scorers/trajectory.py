@@ -351,7 +351,7 @@ def trajectory_reason(result: Mapping[str, Any], score: float) -> str:
 def _run_expectation(value: Any) -> dict[str, Any]:
     if isinstance(value, list):
         value = {"steps": value}
-    return read_expectation(value, field="expected_trajectory", strict=False)
+    return read_expectation(value, field="expected_trajectory", strict=True)
 
 
 def create_trajectory_scorer_code(

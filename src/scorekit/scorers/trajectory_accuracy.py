@@ -96,7 +96,7 @@ def _comparison_options(value: Any) -> tuple[str, bool]:
 def _run_expectation(value: Any) -> dict[str, Any]:
     if isinstance(value, list):
         value = {"steps": value}
-    return read_expectation(value, field="expected_trajectory", strict=False)
+    return read_expectation(value, field="expected_trajectory", strict=True)
 
 
 def create_trajectory_accuracy_scorer_code(
