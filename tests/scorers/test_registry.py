@@ -642,3 +642,15 @@ def test_a_spec_keeps_its_own_copy_of_the_options() -> None:
     context.append("MUTATED")
     assert scorer.spec is not None
     assert scorer.spec.options["context"] == ["The sky is blue."]
+
+
+def test_options_the_factory_cannot_do_without_are_listed_as_required() -> None:
+    required = {
+        name: [o.name for o in SCORERS[name].options() if o.required]
+        for name in ("noise-sensitivity", "tool-call-accuracy-llm", "multi-turn-judge")
+    }
+    assert required == {
+        "noise-sensitivity": ["model", "baseline_response", "noisy_query"],
+        "tool-call-accuracy-llm": ["model", "available_tools"],
+        "multi-turn-judge": ["model", "criterion"],
+    }

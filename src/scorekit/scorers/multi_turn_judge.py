@@ -287,5 +287,6 @@ ENTRY = ScorerEntry(
     factory=create_multi_turn_judge_scorer,
     kind="llm",
     summary="Whether the agent's turns, taken together, satisfy a criterion (0 or scale)",
+    required=("criterion",),
 )
 """This scorer in the registry (:mod:`scorekit.scorers.registry`)."""

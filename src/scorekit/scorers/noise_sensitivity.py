@@ -401,5 +401,6 @@ ENTRY = ScorerEntry(
     factory=create_noise_sensitivity_scorer_llm,
     kind="llm",
     summary="How well the answer holds up when noise is added to the query (higher is better)",
+    required=("baseline_response", "noisy_query"),
 )
 """This scorer in the registry (:mod:`scorekit.scorers.registry`)."""

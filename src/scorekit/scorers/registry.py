@@ -165,6 +165,9 @@ class ScorerEntry:
         factory: the ``create_*`` function; keyword options only, snake_case (docs/scorers.md).
         kind: ``"code"`` (deterministic) or ``"llm"`` (needs a judge ``model``).
         summary: one line on what it measures.
+        required: options the factory cannot do without although its signature gives them a
+            ``None`` default (so that leaving one out is a ``ConfigError`` naming it, not a
+            ``TypeError``); listed as required.
     """
 
     name: str
@@ -172,6 +175,7 @@ class ScorerEntry:
     factory: Callable[..., Scorer]
     kind: ScorerKind
     summary: str
+    required: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
@@ -190,7 +194,7 @@ class ScorerEntry:
         """The factory's keyword options with their defaults, read from its signature."""
         found = []
         for param in _parameters(self.factory):
-            required = param.default is inspect.Parameter.empty
+            required = param.default is inspect.Parameter.empty or param.name in self.required
             annotation = param.annotation
             found.append(
                 ScorerOption(

@@ -372,5 +372,6 @@ ENTRY = ScorerEntry(
     factory=create_tool_call_accuracy_scorer_llm,
     kind="llm",
     summary="Share of the agent's tool calls a judge finds appropriate for the request",
+    required=("available_tools",),
 )
 """This scorer in the registry (:mod:`scorekit.scorers.registry`)."""
