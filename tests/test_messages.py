@@ -31,7 +31,8 @@ def test_message_text_rules() -> None:
     assert message_text("plain") == "plain"
     assert message_text({"role": "user", "content": "hi"}) == "hi"
     parts = [{"type": "text", "text": "a"}, {"type": "image_url"}, {"type": "text", "text": "b"}]
-    assert message_text({"role": "user", "content": parts}) == "b"  # last text part
+    # OpenAI content parts: every text part, joined with a space (row 85)
+    assert message_text({"role": "user", "content": parts}) == "a b"
     assert message_text(db_message("user", "db")) == "db"
     only_parts = {
         "role": "user",
@@ -49,7 +50,11 @@ def test_user_message_is_the_first_user_turn() -> None:
         {"role": "assistant", "content": "x"},
         {"role": "user", "content": "second"},
     ]
-    assert get_user_message(chat) == "first"
+    assert get_user_message(chat) == "second"  # a plain chat list: its last (row 84)
+    assert get_user_message([db_message("user", "first"), db_message("user", "second")]) == (
+        "first"  # Mastra stored messages: the first, as Mastra
+    )
+    assert get_user_message({"inputMessages": chat}) == "first"  # an agent input, as Mastra
     agent_input = {
         "inputMessages": [db_message("user", "agent q")],
         "rememberedMessages": [],
@@ -81,18 +86,27 @@ def test_code_scorers_join_every_message() -> None:
     assert joined_text(agent_input, field="input") == "x, y"
 
 
-@pytest.mark.parametrize("bad", [42, 1.5, [1, 2], {"foo": "bar"}, b"bytes"])
-def test_bad_shapes_name_the_field(bad: object) -> None:
+@pytest.mark.parametrize(
+    ("bad", "field"),
+    [(42, "output"), (1.5, "output"), ([1, 2], "output[0]"), ({"foo": "bar"}, "output"),
+     (b"bytes", "output")],
+)  # fmt: skip
+def test_bad_shapes_name_the_field(bad: object, field: str) -> None:
     with pytest.raises(ConfigError) as info:
         joined_text(bad, field="output")
-    assert info.value.field == "output"
-    assert "output" in str(info.value)
+    assert info.value.field == field
+    assert field in str(info.value)
 
 
 @pytest.mark.parametrize(
-    "bad", [{"inputMessages": [1, 2]}, {"messages": [1]}, {"inputMessages": "text"}]
+    ("bad", "field"),
+    [
+        ({"inputMessages": [1, 2]}, "input.inputMessages[0]"),
+        ({"messages": [1]}, "input.messages[0]"),
+        ({"inputMessages": "text"}, "input.inputMessages"),
+    ],
 )
-def test_bad_nested_messages_name_the_field(bad: object) -> None:
+def test_bad_nested_messages_name_the_field(bad: object, field: str) -> None:
     with pytest.raises(ConfigError) as info:
         joined_text(bad, field="input")
-    assert info.value.field == "input"
+    assert info.value.field == field

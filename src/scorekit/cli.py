@@ -202,6 +202,13 @@ def run(
     judge_max_tokens: Annotated[
         int | None, typer.Option(min=1, help="Judge reply budget in tokens")
     ] = None,
+    scorer_timeout: Annotated[
+        float | None,
+        typer.Option(
+            min=0,
+            help="Seconds one code-scorer call may take per item; 0: no limit [config, else 60]",
+        ),
+    ] = None,
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Do not use the judge-call cache")
     ] = False,
@@ -284,6 +291,8 @@ def run(
                 db=db,
                 report=report,
             )
+        if scorer_timeout is not None:  # the flag wins over the config's
+            plan.scorer_timeout = scorer_timeout or None
         if resume is not None and no_store:
             raise ConfigError("--resume needs the store; drop --no-store", field="resume")
         if plan.report is not None and no_store:
@@ -351,6 +360,7 @@ def _execute(
                 run_name=plan.name,
                 keep_items=False,
                 config=plan.config,
+                scorer_timeout=plan.scorer_timeout,
             )
         if sink is not None:
             sink.close()

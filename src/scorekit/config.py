@@ -19,6 +19,7 @@ config file's folder. Example::
     thresholds:
       content-similarity: 0.3     # minimum mean; short name or scorer id
     max_error_rate: 0.05          # or {faithfulness: 0.1}; default 0: any error fails
+    scorer_timeout: 60            # seconds per local scorer call; 0 or null: no limit
     report: ../../.scorekit/expertqa-report.html
 """
 
@@ -168,6 +169,10 @@ class RunConfig(BaseModel):
     """The largest share of ``error`` results a scorer may have for the verdict to pass: one
     number for every scorer, or scorer (short name or id) → number; default 0 (any error
     fails), 1 turns the gate off (``--max-error-rate`` wins)."""
+    scorer_timeout: Annotated[float, Strict(), Field(ge=0, allow_inf_nan=False)] | None = 60.0
+    """Seconds one call of a local (code) scorer may take on one item; past it that item gets
+    ``error`` (``ScorerTimeoutError``). ``0`` or ``null``: no limit (``--scorer-timeout``
+    wins)."""
     db: str | None = None
     """Where to store results: a SQLite file path (relative to the config file's folder) or a
     SQLAlchemy URL (default ``.scorekit/scorekit.db`` under the working directory)."""

@@ -11,9 +11,25 @@ A run's ``input`` / ``output`` (and ``ground_truth``) may be:
   "taggedSystemMessages"}`` (``ScorerRunInputForAgent``).
 
 The extraction rules follow Mastra evals 1.10.2 ``scorers/utils.ts`` (mastra-scorers.md §1.2):
-the text of a message is its string content, else the last text part; LLM judges read the
-*first* user message of the input and the *last* assistant message with text of the output;
-code scorers join the texts of *all* messages with ``", "``.
+the text of a message is its string content, else (a Mastra stored message) the last text part
+of its ``parts``; LLM judges read the *first* user message of the input and the *last* assistant
+message with text of the output; code scorers join the texts of *all* messages with ``", "``.
+
+Two rules of ours for OpenAI-style chat messages, which Mastra's stored-message rules were not
+made for (docs/messages.md):
+
+* content given as a list of parts (``[{"type": "text", "text": ...}, ...]``) is the texts of
+  all its text parts joined with one space (:data:`PART_SEPARATOR`), not its last part
+  (row 85);
+* a plain *chat list* (:func:`is_chat_list`: every element a ``{"role", "content"}`` mapping
+  with an OpenAI role and no Mastra stored content) is a conversation: the user's message is
+  its *last* user message (row 84) and the turns before it are the history
+  (:func:`get_conversation_history`, row 86). Mastra agent run inputs
+  (``inputMessages``) keep Mastra's first-user-message rule.
+
+A malformed message (a number in a list, a message without content, content of a wrong type, a
+part without a type) is a :class:`~scorekit.errors.ConfigError` whose ``field`` names it, e.g.
+``input[2].content`` (row 87; Mastra reads such a message as empty text).
 """
 
 from __future__ import annotations
@@ -23,15 +39,19 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from scorekit.errors import ConfigError
+from scorekit.message_checks import check_message, checked_messages
 
 __all__ = [
     "JOIN_SEPARATOR",
+    "PART_SEPARATOR",
+    "check_message",
     "get_assistant_message",
     "get_combined_system_prompt",
     "get_conversation_history",
     "get_system_messages",
     "get_user_message",
     "ground_truth_text",
+    "is_chat_list",
     "joined_text",
     "message_role",
     "message_text",
@@ -40,6 +60,45 @@ __all__ = [
 
 JOIN_SEPARATOR = ", "
 """How code scorers join the texts of several messages (Mastra: ``', '``)."""
+
+PART_SEPARATOR = " "
+"""How the text parts of one message's list content are joined (row 85); Mastra joins the
+parts of a system message so too."""
+
+CHAT_ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
+"""The roles of an OpenAI-style chat message."""
+
+
+def _is_chat_message(message: Any) -> bool:
+    return (
+        isinstance(message, Mapping)
+        and message.get("role") in CHAT_ROLES
+        and "content" in message
+        and not isinstance(message["content"], Mapping)
+        and "toolInvocations" not in message
+        and "parts" not in message
+    )
+
+
+def is_chat_list(value: Any) -> bool:
+    """Whether ``value`` is a plain OpenAI-style chat list (row 84).
+
+    That is a non-empty list whose every element is a mapping with a ``role`` of
+    :data:`CHAT_ROLES` and a ``content`` that is not a Mastra content object (a string, a list
+    of parts, or ``null``), without Mastra's ``toolInvocations`` / ``parts`` keys. A list
+    holding a bare string, or a Mastra stored message, is not one.
+    """
+    return isinstance(value, list) and bool(value) and all(_is_chat_message(m) for m in value)
+
+
+def _joined_parts(parts: Sequence[Any]) -> str:
+    return PART_SEPARATOR.join(
+        part["text"]
+        for part in parts
+        if isinstance(part, Mapping)
+        and part.get("type") == "text"
+        and isinstance(part.get("text"), str)
+    )
 
 
 def _last_text_part(parts: Sequence[Any]) -> str | None:
@@ -52,21 +111,33 @@ def _last_text_part(parts: Sequence[Any]) -> str | None:
     return None
 
 
-def message_text(message: Any) -> str:
+def message_text(message: Any, *, field: str = "message") -> str:
     """Return the text of one message, never ``None``.
 
     Rules (Mastra ``getTextContentFromMastraDBMessage``, 1.10.2): a string message is its own
-    text; with ``c = message["content"]``: a string ``c`` is returned; a list ``c`` gives the text
-    of its last text part; a dict ``c`` gives its non-empty ``content``, else its non-empty
-    ``text``, else the last text part of its ``parts``; otherwise ``""``. A message dict without
-    ``content`` but with a string ``text`` (the legacy ``{role, text}`` shape) gives that text.
+    text; with ``c = message["content"]``: a string ``c`` is returned; a list ``c`` (OpenAI
+    content parts) gives the texts of all its text parts joined with one space (row 85;
+    Mastra: the last text part); a dict ``c`` (Mastra stored content) gives its non-empty
+    ``content``, else its non-empty ``text``, else the last text part of its ``parts``;
+    otherwise ``""``. A message dict without ``content`` but with a string ``text`` (the legacy
+    ``{role, text}`` shape) gives that text.
 
     Args:
         message: a string or a message mapping.
+        field: the message's path, used in error messages.
 
     Returns:
         The text, possibly empty.
+
+    Raises:
+        ConfigError: the message is malformed (:func:`check_message`).
     """
+    check_message(message, field)
+    return _text_ofchecked_messages(message)
+
+
+def _text_ofchecked_messages(message: Any) -> str:
+    """:func:`message_text` of a message :func:`check_message` accepted."""
     if isinstance(message, str):
         return message
     if not isinstance(message, Mapping):
@@ -78,7 +149,7 @@ def message_text(message: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return _last_text_part(content) or ""
+        return _joined_parts(content)
     if isinstance(content, Mapping):
         inner = content.get("content")
         if isinstance(inner, str) and inner:
@@ -122,21 +193,6 @@ def _is_agent_input(value: Mapping[str, Any]) -> bool:
     return "inputMessages" in value or "rememberedMessages" in value
 
 
-def _checked(items: Any, field: str) -> list[Any]:
-    """Return ``items`` as a list when every item is a string or a message mapping."""
-    if not isinstance(items, Sequence) or isinstance(items, (str, bytes, bytearray)):
-        raise ConfigError(f"{field} must be a list of messages", field=field.split(".")[0])
-    found = list(items)
-    for index, item in enumerate(found):
-        if not isinstance(item, (str, Mapping)):
-            raise ConfigError(
-                f"{field}[{index}] must be a string or a message mapping, "
-                f"not {type(item).__name__}",
-                field=field.split(".")[0],
-            )
-    return found
-
-
 def messages_of(value: Any, *, field: str) -> list[Any]:
     """Return the list of messages a run value holds.
 
@@ -159,10 +215,11 @@ def messages_of(value: Any, *, field: str) -> list[Any]:
         return [value]
     if isinstance(value, Mapping):
         if _is_agent_input(value):
-            return _checked(value.get("inputMessages") or [], f"{field}.inputMessages")
+            return checked_messages(value.get("inputMessages") or [], f"{field}.inputMessages")
         if isinstance(value.get("messages"), list):
-            return _checked(value["messages"], f"{field}.messages")
+            return checked_messages(value["messages"], f"{field}.messages")
         if "content" in value or "text" in value or "role" in value:
+            check_message(value, field)
             return [value]
         raise ConfigError(
             f"{field} is a mapping with none of the keys 'content', 'text', 'role', "
@@ -170,7 +227,7 @@ def messages_of(value: Any, *, field: str) -> list[Any]:
             field=field,
         )
     if isinstance(value, Sequence) and not isinstance(value, (bytes, bytearray)):
-        return _checked(value, field)
+        return checked_messages(value, field)
     raise ConfigError(
         f"{field} must be a string, a message, or a list of messages, not {type(value).__name__}",
         field=field,
@@ -189,15 +246,16 @@ def joined_text(value: Any, *, field: str) -> str:
     Raises:
         ConfigError: the value is of no accepted shape.
     """
-    return JOIN_SEPARATOR.join(message_text(m) for m in messages_of(value, field=field))
+    messages = messages_of(value, field=field)  # checked: message_text need not check again
+    return JOIN_SEPARATOR.join(_text_ofchecked_messages(m) for m in messages)
 
 
 def _text_from_value(value: Any) -> str | None:
     """Mastra's ``getTextFromValue``: a loose text finder for content-like values."""
     if isinstance(value, str):
         return value or None
-    if isinstance(value, list):
-        return _last_text_part(value)
+    if isinstance(value, list):  # content given as parts: all joined (row 85)
+        return _joined_parts(value) or None
     if isinstance(value, Mapping):
         found = _text_from_value(value.get("content"))
         if found is not None:
@@ -206,8 +264,16 @@ def _text_from_value(value: Any) -> str | None:
             candidate = value.get(key)
             if isinstance(candidate, str) and candidate:
                 return candidate
-        return _text_from_value(value.get("parts"))
+        parts = value.get("parts")  # Mastra stored content: its last text part, as Mastra
+        return _last_text_part(parts) if isinstance(parts, list) else None
     return None
+
+
+def _checked_list(value: Any, field: str) -> Any:
+    """Check the messages of ``value`` when it is a list; return it."""
+    if isinstance(value, list):
+        checked_messages(value, field)
+    return value
 
 
 def _first_user_text(messages: Any) -> str | None:
@@ -217,34 +283,57 @@ def _first_user_text(messages: Any) -> str | None:
         if isinstance(message, str):
             return message
         if message_role(message) == "user":
-            return message_text(message)
+            return _text_ofchecked_messages(message)
     return None
 
 
-def get_user_message(value: Any) -> str | None:
+def _last_user_index(messages: Sequence[Any]) -> int | None:
+    for index in range(len(messages) - 1, -1, -1):
+        if message_role(messages[index]) == "user":
+            return index
+    return None
+
+
+def get_user_message(value: Any, *, field: str = "input") -> str | None:
     """Return the user's message of a run input, as LLM judges read it.
 
-    Rules (Mastra ``getUserMessageFromRunInput``, 1.10.2): a string is returned as is; a list of
-    messages gives the text of its first user message (a bare string in the list counts as one);
-    a mapping gives the first user message of ``inputMessages``, then of ``messages``, then its
-    string ``prompt`` or ``text``, then text found in ``content``, ``input`` or ``user``.
+    Rules (Mastra ``getUserMessageFromRunInput``, 1.10.2): a string is returned as is; a plain
+    chat list (:func:`is_chat_list`) gives the text of its *last* user message, the query of
+    the conversation (row 84; Mastra: the first); another list of messages gives the text
+    of its first user message (a bare string in the list counts as one); a mapping gives the
+    first user message of ``inputMessages``, then of ``messages``, then its string ``prompt``
+    or ``text``, then text found in ``content``, ``input`` or ``user``.
 
     Args:
         value: a run input in any accepted shape, or ``None``.
+        field: the run field's name, used in error messages.
 
     Returns:
         The text, or ``None`` when there is no user message.
+
+    Raises:
+        ConfigError: a message of a list read here is malformed (:func:`check_message`).
+
+    Example:
+        >>> get_user_message([{"role": "user", "content": "Hi"},
+        ...                   {"role": "assistant", "content": "Hello!"},
+        ...                   {"role": "user", "content": "What is 2+2?"}])
+        'What is 2+2?'
     """
     if value is None:
         return None
     if isinstance(value, str):
         return value
     if isinstance(value, list):
+        checked_messages(value, field)
+        if is_chat_list(value):
+            last = _last_user_index(value)
+            return None if last is None else _text_ofchecked_messages(value[last])
         return _first_user_text(value)
     if not isinstance(value, Mapping):
         return None
     for key in ("inputMessages", "messages"):
-        found = _first_user_text(value.get(key))
+        found = _first_user_text(_checked_list(value.get(key), f"{field}.{key}"))
         if found is not None:
             return found
     for key in ("prompt", "text"):
@@ -258,26 +347,33 @@ def get_user_message(value: Any) -> str | None:
     return None
 
 
-def get_assistant_message(value: Any) -> str | None:
+def get_assistant_message(value: Any, *, field: str = "output") -> str | None:
     """Return the assistant's answer of a run output, as LLM judges read it.
 
     Rules (Mastra ``getAssistantMessageFromRunOutput``, 1.10.2): a string is returned as is; a
     list gives the last assistant message (or bare string) with non-empty text, scanning from the
     end so that a trailing tool-call-only message is skipped; a single message mapping with role
     ``assistant`` or no role gives its ``text``, else its string ``content``, else text found in
-    its structured ``content``.
+    its structured ``content``. Content given as a list of parts is all its text parts joined
+    (row 85).
 
     Args:
         value: a run output in any accepted shape, or ``None``.
+        field: the run field's name, used in error messages.
 
     Returns:
         The text, or ``None`` when there is no assistant text.
+
+    Raises:
+        ConfigError: a message of the list, or the output as one message, is malformed
+            (:func:`check_message`).
     """
     if value is None:
         return None
     if isinstance(value, str):
         return value
     if isinstance(value, list):
+        checked_messages(value, field)
         for message in reversed(value):
             if isinstance(message, str):
                 if message:
@@ -289,6 +385,8 @@ def get_assistant_message(value: Any) -> str | None:
                     return text
         return None
     if isinstance(value, Mapping) and value.get("role") in (None, "assistant"):
+        if "content" in value or "role" in value:  # a message (not, e.g., a trajectory)
+            check_message(value, field)
         text = value.get("text")
         if isinstance(text, str):
             return text
@@ -316,40 +414,48 @@ def _system_text(message: Any) -> str:
             and isinstance(part.get("text"), str)
         ]
         return " ".join(texts)
-    return message_text(message)
+    return _text_ofchecked_messages(message)
 
 
-def get_system_messages(value: Any) -> list[str]:
+def get_system_messages(value: Any, *, field: str = "input") -> list[str]:
     """Return the system prompts of a run input, in order, empty ones dropped.
 
     Order (Mastra ``getSystemMessagesFromRunInput``, 1.10.2): ``systemMessages``; role-``system``
     messages of ``inputMessages``; of ``messages``; then every message of every
     ``taggedSystemMessages`` entry. A plain list of chat messages gives its system messages.
+
+    Raises:
+        ConfigError: a message of a list read here is malformed (:func:`check_message`).
     """
     found: list[str] = []
     if isinstance(value, list):
+        checked_messages(value, field)
         found = [_system_text(m) for m in value if message_role(m) == "system"]
     elif isinstance(value, Mapping):
-        for message in value.get("systemMessages") or []:
+        system = value.get("systemMessages")
+        for message in _checked_list(system, f"{field}.systemMessages") or []:
             found.append(_system_text(message))
         for key in ("inputMessages", "messages"):
-            messages = value.get(key)
+            messages = _checked_list(value.get(key), f"{field}.{key}")
             if isinstance(messages, list):
                 found.extend(_system_text(m) for m in messages if message_role(m) == "system")
         tagged = value.get("taggedSystemMessages")
         if isinstance(tagged, Mapping):
-            for messages in tagged.values():
+            for tag, messages in tagged.items():
                 if isinstance(messages, list):
+                    checked_messages(messages, f"{field}.taggedSystemMessages.{tag}")
                     found.extend(_system_text(m) for m in messages)
     return [text for text in found if text]
 
 
-def get_combined_system_prompt(value: Any) -> str:
+def get_combined_system_prompt(value: Any, *, field: str = "input") -> str:
     """Return :func:`get_system_messages` joined with a blank line (``"\\n\\n"``)."""
-    return "\n\n".join(get_system_messages(value))
+    return "\n\n".join(get_system_messages(value, field=field))
 
 
-def get_conversation_history(value: Any, *, max_messages: int = 10) -> str | None:
+def get_conversation_history(
+    value: Any, *, max_messages: int = 10, field: str = "input"
+) -> str | None:
     """Return the remembered turns of an agent run input as a ``role: text`` transcript.
 
     Rules (Mastra ``getConversationHistoryFromRunInput``, 1.10.2; mastra-scorers.md §1.2): the
@@ -358,21 +464,25 @@ def get_conversation_history(value: Any, *, max_messages: int = 10) -> str | Non
     (:func:`message_text`), both trimmed; an entry whose role or text is empty is dropped (after
     the last ``max_messages`` were taken); the lines are joined with ``"\\n"``.
 
-    Only an agent run input has remembered turns: a mapping with ``inputMessages`` or
+    An agent run input has remembered turns: a mapping with ``inputMessages`` or
     ``rememberedMessages``, as elsewhere in this module. (Mastra also wants
     ``systemMessages`` and ``taggedSystemMessages`` present; the agent inputs Mastra builds always
-    have them.) Other shapes, strings and lists of messages have no history.
+    have them.) A plain chat list (:func:`is_chat_list`) has the turns before its last user
+    message, its system messages left out, rendered the same way (row 86; Mastra: no
+    history). Other shapes, strings and other lists have no history.
 
     Args:
         value: a run input in any accepted shape, or ``None``.
         max_messages: how many of the latest remembered messages to keep; ``<= 0`` keeps none.
+        field: the run field's name, used in error messages.
 
     Returns:
         The transcript, or ``None`` when no remembered message has both a role and text, or
         ``max_messages <= 0``.
 
     Raises:
-        ConfigError: ``max_messages`` is not an integer (``field="max_messages"``).
+        ConfigError: ``max_messages`` is not an integer (``field="max_messages"``); a message
+            read is malformed (:func:`check_message`).
 
     Example:
         >>> get_conversation_history({"inputMessages": [], "rememberedMessages": [
@@ -385,15 +495,24 @@ def get_conversation_history(value: Any, *, max_messages: int = 10) -> str | Non
             f"max_messages must be an integer, not {type(max_messages).__name__}",
             field="max_messages",
         )
-    if max_messages <= 0 or not isinstance(value, Mapping) or not _is_agent_input(value):
+    if max_messages <= 0:
         return None
-    remembered = value.get("rememberedMessages")
-    if not isinstance(remembered, list):
+    if isinstance(value, list) and is_chat_list(checked_messages(value, field)):
+        last = _last_user_index(value)
+        remembered: Any = [
+            m for m in value[: last or 0] if message_role(m) not in ("system", "developer")
+        ]
+    elif isinstance(value, Mapping) and _is_agent_input(value):
+        remembered = value.get("rememberedMessages")
+        if not isinstance(remembered, list):
+            return None
+        checked_messages(remembered, f"{field}.rememberedMessages")
+    else:
         return None
     lines = []
     for message in remembered[-max_messages:]:
         role = (message_role(message) or "").strip()
-        text = message_text(message).strip()
+        text = _text_ofchecked_messages(message).strip()
         if role and text:
             lines.append(f"{role}: {text}")
     return "\n".join(lines) or None

@@ -21,6 +21,7 @@ from scorekit.config import RunConfig, load_target
 from scorekit.dataset import FieldMap, read_dataset
 from scorekit.errors import ConfigError
 from scorekit.evals.gates import check_max_error_rate, check_thresholds, resolve_scorer_keys
+from scorekit.evals.local import DEFAULT_SCORER_TIMEOUT
 from scorekit.items import EvalItem, Target
 from scorekit.judge.judge import Judge
 from scorekit.pipeline import Scorer
@@ -227,6 +228,7 @@ class RunPlan:
         max_error_rate: scorer id → error-rate limit, or ``None`` (the default limits, or a
             resumed run's).
         models: the judge model strings the LLM scorers use.
+        scorer_timeout: seconds one local scorer call may take, ``None``: no limit.
         db: the results database (``None``: the default SQLite file).
         report: where to write the HTML report, or ``None``.
         config: JSON data describing the run, stored with it.
@@ -246,6 +248,7 @@ class RunPlan:
     config: dict[str, Any] = field(default_factory=dict)
     max_error_rate: dict[str, float] | None = None
     correlate: str | None = None
+    scorer_timeout: float | None = DEFAULT_SCORER_TIMEOUT
 
     def check(self) -> None:
         """Refuse what would only fail once scoring began; call it before the run starts.
@@ -347,6 +350,7 @@ def plan_from_config(
         report=config.resolve(config.report) if config.report else None,
         config={**config.model_dump(mode="json", exclude={"base_dir"}), "model": run_model},
         correlate=correlate,
+        scorer_timeout=config.scorer_timeout or None,
     )
 
 

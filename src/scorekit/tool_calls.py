@@ -68,6 +68,42 @@ def _field(message: Mapping[str, Any], key: str) -> Any:
     return message.get(key)
 
 
+_UI_STATES = {
+    "input-streaming": "partial-call",
+    "input-available": "call",
+    "output-available": "result",
+    "output-error": "output-error",
+}
+"""AI SDK 5 UI tool-part states → the invocation states Mastra's scorers count."""
+
+
+def _ui_tool_part(part: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Return an AI SDK 5 UI tool part as a Mastra tool invocation (``None``: another part).
+
+    The part is ``{"type": "tool-<name>", ...}``, or ``{"type": "dynamic-tool", "toolName"}``.
+    """
+    kind = part.get("type")
+    if not isinstance(kind, str) or kind == "tool-invocation":
+        return None
+    if kind == "dynamic-tool":
+        name = part.get("toolName")
+    elif kind.startswith("tool-") and len(kind) > len("tool-"):
+        name = kind[len("tool-") :]
+    else:
+        return None
+    invocation: dict[str, Any] = {
+        "toolCallId": part.get("toolCallId"),
+        "toolName": name,
+        "args": part.get("input"),
+        "state": _UI_STATES.get(str(part.get("state")), part.get("state")),
+    }
+    if "output" in part:
+        invocation["result"] = part["output"]
+    if "errorText" in part:
+        invocation["errorText"] = part["errorText"]
+    return invocation
+
+
 def _mastra_invocations(message: Mapping[str, Any]) -> list[Any]:
     legacy_value = _field(message, "toolInvocations")
     legacy: list[Any] = list(legacy_value) if isinstance(legacy_value, list) else []
@@ -75,10 +111,16 @@ def _mastra_invocations(message: Mapping[str, Any]) -> list[Any]:
     from_parts: list[Any] = []
     if isinstance(parts, list):
         for part in parts:
-            if isinstance(part, Mapping) and part.get("type") == "tool-invocation":
+            if not isinstance(part, Mapping):
+                continue
+            if part.get("type") == "tool-invocation":
                 invocation = part.get("toolInvocation")
                 if invocation:
                     from_parts.append(invocation)
+            else:
+                found = _ui_tool_part(part)
+                if found is not None:
+                    from_parts.append(found)
 
     def call_id(invocation: Any) -> Any:
         return invocation.get("toolCallId") if isinstance(invocation, Mapping) else None

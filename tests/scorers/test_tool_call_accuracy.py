@@ -171,3 +171,40 @@ def test_empty_input_or_output_is_an_error(input: Any, output: Any) -> None:
 def test_text_only_output_scores_zero(text: str) -> None:
     scorer = create_tool_call_accuracy_scorer_code(expected_tool="x")
     assert scorer.run_sync(input=text, output=text).score == 0.0
+
+
+def test_ai_sdk_5_ui_tool_parts_are_read() -> None:
+    # AI SDK 5 UI messages name the tool in the part's type ("tool-search") or, for dynamic
+    # tools, in toolName; their states map to Mastra's (output-available is a result)
+    from scorekit.tool_calls import extract_tool_calls, message_tool_invocations
+
+    message = {
+        "role": "assistant",
+        "parts": [
+            {"type": "text", "text": "Looking it up."},
+            {
+                "type": "tool-search",
+                "toolCallId": "1",
+                "state": "output-available",
+                "input": {"q": "x"},
+                "output": {"hits": 3},
+            },
+            {
+                "type": "dynamic-tool",
+                "toolName": "weather",
+                "toolCallId": "2",
+                "state": "output-error",
+                "input": {},
+                "errorText": "timeout",
+            },
+            {"type": "tool-draft", "toolCallId": "3", "state": "input-streaming"},
+        ],
+    }
+    invocations = message_tool_invocations(message)
+    assert [(i["toolName"], i["state"]) for i in invocations] == [
+        ("search", "result"),
+        ("weather", "output-error"),
+        ("draft", "partial-call"),
+    ]
+    assert invocations[0]["result"] == {"hits": 3}
+    assert [c.tool_name for c in extract_tool_calls([message])] == ["search", "weather"]

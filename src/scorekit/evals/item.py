@@ -5,6 +5,11 @@ or the target's answer to the item's ``input``; then every scorer runs on the it
 concurrently. Nothing here raises for a failing item: a failed target, an unreadable item or a
 scorer that raised becomes results with status ``error`` and the cause kept (divergences.md
 row 8). An executor calls :class:`ItemJob` once per item, locally or in a worker process.
+
+A *local* scorer (every step a function, no judge) runs in a worker thread, on that thread's
+own event loop, under the job's ``scorer_timeout`` (:mod:`scorekit.evals.local`): its
+synchronous steps never block the run's loop, and a call that takes too long becomes that
+item's ``ScorerTimeoutError``.
 """
 
 from __future__ import annotations
@@ -20,11 +25,24 @@ from dataclasses import dataclass
 from typing import Any
 
 from scorekit.errors import ConfigError, ScorerRunError
+from scorekit.evals.local import (
+    DEFAULT_SCORER_TIMEOUT,
+    ScorerTimeoutError,
+    check_scorer_timeout,
+    is_local,
+    run_local,
+)
 from scorekit.items import EvalItem, ItemResult, Target
 from scorekit.pipeline import Scorer
 from scorekit.results import RunError, ScorerRunResult
 
-__all__ = ["ItemJob", "check_scorers", "score_item"]
+__all__ = [
+    "DEFAULT_SCORER_TIMEOUT",
+    "ItemJob",
+    "ScorerTimeoutError",
+    "check_scorers",
+    "score_item",
+]
 
 
 def check_scorers(scorers: Sequence[Scorer]) -> tuple[Scorer, ...]:
@@ -95,19 +113,28 @@ async def _call_target(target: Target, item: EvalItem, threads: ThreadPool | Non
     return value
 
 
-async def _score(scorer: Scorer, item: EvalItem, output: Any) -> ScorerRunResult:
+async def _score(
+    scorer: Scorer, item: EvalItem, output: Any, timeout: float | None
+) -> ScorerRunResult:
     run_id = str(uuid.uuid4())
+    call = functools.partial(
+        scorer.run,
+        input=item.input,
+        output=output,
+        ground_truth=item.ground_truth,
+        request_context=item.request_context,
+        run_id=run_id,
+        context=item.context,
+        expected_trajectory=item.expected_trajectory,
+        additional_context=item.additional_context,
+    )
     try:
-        return await scorer.run(
-            input=item.input,
-            output=output,
-            ground_truth=item.ground_truth,
-            request_context=item.request_context,
-            run_id=run_id,
-            context=item.context,
-            expected_trajectory=item.expected_trajectory,
-            additional_context=item.additional_context,
-        )
+        if is_local(scorer):
+            return await run_local(call, scorer_id=scorer.id, timeout=timeout)
+        return await call()
+    except ScorerTimeoutError as exc:
+        error = RunError(type=type(exc).__name__, message=str(exc))
+        return _error_result(scorer, item, output, error, run_id)
     except ScorerRunError as exc:
         if exc.result is not None:
             return exc.result
@@ -138,6 +165,7 @@ async def score_item(
     target: Target | None = None,
     done: Mapping[str, ScorerRunResult] | None = None,
     threads: ThreadPool | None = None,
+    scorer_timeout: float | None = DEFAULT_SCORER_TIMEOUT,
 ) -> ItemResult:
     """Score one item: call the target when the item has no output, then run every scorer.
 
@@ -149,6 +177,8 @@ async def score_item(
         done: scorer id → a result already stored for this item (a resumed run); those scorers
             are not run again, and the item's ``stored`` set names them.
         threads: where a sync target runs (the loop's default executor when ``None``).
+        scorer_timeout: seconds one call of a local scorer (function steps only, no judge)
+            may take; ``None``: no limit (see :mod:`scorekit.evals.local`).
 
     Returns:
         The item's results, one per scorer, in scorer order. Never raises for the item's own
@@ -157,7 +187,8 @@ async def score_item(
 
     Raises:
         ConfigError: ``item`` is not an :class:`~scorekit.items.EvalItem` (``field="item"``),
-            or ``scorers`` is not a list of scorers with distinct ids (``field="scorers"``).
+            ``scorers`` is not a list of scorers with distinct ids (``field="scorers"``), or
+            ``scorer_timeout`` is not a number > 0 or ``None`` (``field="scorer_timeout"``).
     """
     if not isinstance(item, EvalItem):
         raise ConfigError(
@@ -165,7 +196,8 @@ async def score_item(
             "(EvalItem.from_value builds one from a mapping)",
             field="item",
         )
-    return await _score_checked(item, check_scorers(scorers), target, done, threads)
+    timeout = check_scorer_timeout(scorer_timeout)
+    return await _score_checked(item, check_scorers(scorers), target, done, threads, timeout)
 
 
 async def _score_checked(
@@ -174,6 +206,7 @@ async def _score_checked(
     target: Target | None,
     done: Mapping[str, ScorerRunResult] | None,
     threads: ThreadPool | None,
+    timeout: float | None,
 ) -> ItemResult:
     """:func:`score_item` on scorers already checked (an :class:`ItemJob`'s, once per run)."""
     done = dict(done or {})
@@ -203,7 +236,10 @@ async def _score_checked(
         except Exception as exc:
             error = RunError(type=type(exc).__name__, message=str(exc), step="target")
             return _failed(item, scorers, error, done)
-    scored = await asyncio.gather(*(_score(s, item, output) for s in todo))
+    if len(todo) == 1:  # no task of its own for a lone scorer
+        scored = [await _score(todo[0], item, output, timeout)]
+    else:
+        scored = await asyncio.gather(*(_score(s, item, output, timeout) for s in todo))
     fresh = {r.scorer_id: r for r in scored}
     results = {s.id: done.get(s.id) or fresh[s.id] for s in scorers}
     return ItemResult(item, output, None, results, frozenset(done))
@@ -221,18 +257,23 @@ class ItemJob:
         scorers: the run's scorers, distinct ids, in run order (any sequence or iterable of
             them is taken, and kept as a tuple).
         target: the application under test, or ``None`` when items carry their outputs.
+        scorer_timeout: seconds one call of a local scorer may take (default
+            :data:`~scorekit.evals.local.DEFAULT_SCORER_TIMEOUT`); ``None``: no limit.
 
     Raises:
         ConfigError: the scorers are not a non-empty list of scorers with distinct ids
-            (``field="scorers"``); checked once, when the job is made.
+            (``field="scorers"``), or ``scorer_timeout`` is not a number > 0 or ``None``
+            (``field="scorer_timeout"``); checked once, when the job is made.
     """
 
     scorers: tuple[Scorer, ...]
     target: Target | None = None
+    scorer_timeout: float | None = DEFAULT_SCORER_TIMEOUT
 
     def __post_init__(self) -> None:
         # checked once here, so scoring an item does not check them again
         object.__setattr__(self, "scorers", check_scorers(self.scorers))
+        object.__setattr__(self, "scorer_timeout", check_scorer_timeout(self.scorer_timeout))
 
     @property
     def scorer_ids(self) -> tuple[str, ...]:
@@ -248,4 +289,6 @@ class ItemJob:
     ) -> ItemResult:
         """Score ``item`` (see :func:`score_item`)."""
         # the job's scorers were checked when the run was wired: not again per item
-        return await _score_checked(item, self.scorers, self.target, done, threads)
+        return await _score_checked(
+            item, self.scorers, self.target, done, threads, self.scorer_timeout
+        )

@@ -26,6 +26,7 @@ from scorekit.errors import ConfigError, StoreError
 from scorekit.evals.executor import DEFAULT_CONCURRENCY, Executor, ItemTask, LocalExecutor
 from scorekit.evals.gates import check_max_error_rate, check_thresholds
 from scorekit.evals.item import ItemJob
+from scorekit.evals.local import DEFAULT_SCORER_TIMEOUT
 from scorekit.evals.recorder import ResumedRun, RunRecorder
 from scorekit.evals.result import DataSourceError, EvalInterrupted, EvalRunResult
 from scorekit.evals.source import ItemSource
@@ -87,8 +88,9 @@ class _Run:
         run_name: str | None = None,
         keep_items: bool = True,
         config: Mapping[str, Any] | None = None,
+        scorer_timeout: float | None = DEFAULT_SCORER_TIMEOUT,
     ) -> None:
-        self.job = ItemJob(scorers, target)  # type: ignore[arg-type]  # checked by ItemJob
+        self.job = ItemJob(scorers, target, scorer_timeout)  # type: ignore[arg-type]  # checked
         self.source = ItemSource(data)
         self.executor = _executor(executor, concurrency)
         if target is not None and not callable(target):
@@ -303,6 +305,7 @@ async def run_evals(
     run_name: str | None = None,
     keep_items: bool = True,
     config: Mapping[str, Any] | None = None,
+    scorer_timeout: float | None = DEFAULT_SCORER_TIMEOUT,
 ) -> EvalRunResult:
     """Score every item of ``data`` with every scorer.
 
@@ -339,6 +342,11 @@ async def run_evals(
         keep_items: keep per-item results in the returned value (turn off for large runs:
             memory then stays flat whatever the dataset's size).
         config: JSON data describing the run (dataset, options), stored with it.
+        scorer_timeout: seconds one call of a local scorer (function steps only, no judge) may
+            take on one item (default 60); past it that item gets ``error``
+            (``ScorerTimeoutError``) and the run goes on. Local scorers run in worker threads,
+            so they never block the event loop (:mod:`scorekit.evals.local`). ``None``: no
+            limit. Judge calls have their own timeout (``Judge(timeout=...)``).
 
     Returns:
         The run's summaries, judge usage, verdict (``failed`` when a scorer got no ``ok``
@@ -347,7 +355,8 @@ async def run_evals(
 
     Raises:
         ConfigError: bad ``data``, ``scorers``, ``concurrency``, ``executor``, ``thresholds``,
-            ``max_error_rate``, ``run_id`` or ``resume`` (before any item runs).
+            ``max_error_rate``, ``run_id``, ``resume`` or ``scorer_timeout`` (before any item
+            runs).
         StoreError: the store cannot be opened or written; the run stops (its row says
             ``failed``).
         DataSourceError: ``data`` raised while being read; the items read before it were
@@ -370,6 +379,7 @@ async def run_evals(
         run_name=run_name,
         keep_items=keep_items,
         config=config,
+        scorer_timeout=scorer_timeout,
     )
     return await run.execute()
 
