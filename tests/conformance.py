@@ -57,8 +57,7 @@ def corpus_missing(name: str) -> str | None:
     if (folder / "cases.jsonl").is_file() and (folder / "expected.jsonl").is_file():
         return None
     return (
-        f"conformance corpus {name} not found at {folder} "
-        "(set SCOREKIT_SHARED to a shared/ folder)"
+        f"conformance corpus {name} not found at {folder} (set SCOREKIT_SHARED to a shared/ folder)"
     )
 
 
