@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from scorekit.errors import ConfigError, ScorerRunError
-from scorekit.scorers.completeness import coverage, create_completeness_scorer
+from scorekit.scorers.completeness import NO_ELEMENTS_REASON, coverage, create_completeness_scorer
 from tests.conformance import REAL, cases_for, corpus_missing, run_args
 
 CASES = cases_for("completeness")
@@ -20,9 +20,14 @@ def test_corpus_every_case_exact() -> None:
         if "error" in expected:
             continue
         result = scorer.run_sync(**run_args(case))
+        scored += 1
+        if expected["preprocessStepResult"]["inputElements"] == []:
+            # row 89: Mastra found no element in the reference (blank, punctuation only, or a
+            # language compromise does not read) and scored 1 or 0; scorekit skips the run
+            assert (result.status, result.score) == ("skipped", None), case["id"]
+            continue
         assert result.status == "ok", case["id"]
         assert result.score == expected["score"], case["id"]
-        scored += 1
     assert scored == 50
 
 
@@ -62,9 +67,6 @@ SPEC_VECTORS = [
     ),
     ("The quick brown fox jumps over the lazy dog", "The fox jumps over the dog", 0.625),
     ("The weather is sunny today", "I like to eat pizza", 0.0),
-    ("", "", 1.0),
-    ("", "some text", 0.0),
-    ("   \n  ", "  \n  ", 1.0),
     ("apples, oranges, and bananas", "apples and bananas", 0.75),
     ("cat cat cat cats", "cat cats", 1.0),
     ("What is the capital of France?", "Paris is the capital of France.", 0.8333333333333334),
@@ -110,20 +112,23 @@ def test_coverage(reference: list[str], output: list[str], expected: float) -> N
 
 
 @pytest.mark.parametrize(
-    ("reference", "output", "score"),
+    ("reference", "output", "reason"),
     [
-        ("東京は日本の首都です。", "東京", 1.0),  # no ASCII words on either side
-        ("東京は日本の首都です。", "Tokyo", 0.0),
-        ("مرحبا بالعالم", "مرحبا", 1.0),
-        ("Привет мир", "hello world", 0.0),
-        ("   ", "", 1.0),
-        ("", "   ", 1.0),
+        ("東京は日本の首都です。", "東京", "the reference is Japanese"),
+        ("Привет мир", "hello world", "the reference is Russian"),
+        ("مرحبا بالعالم", "مرحبا", "the reference is Arabic"),
+        ("The capital of Japan", "東京は日本の首都です。", "the output is Japanese"),
+        ("   ", "", NO_ELEMENTS_REASON),
+        ("", "some text", NO_ELEMENTS_REASON),
+        ("?!", "What?!", NO_ELEMENTS_REASON),
     ],
 )
-def test_non_english_and_whitespace(reference: str, output: str, score: float) -> None:
+def test_nothing_english_to_cover_is_skipped(reference: str, output: str, reason: str) -> None:
+    # row 89: Mastra scores these 1 or 0 (compromise finds no element in them); nothing was
+    # measured, so scorekit skips them and says why
     result = create_completeness_scorer().run_sync(input=reference, output=output)
-    assert result.status == "ok"
-    assert result.score == score
+    assert (result.status, result.score) == ("skipped", None)
+    assert reason in result.reason
 
 
 def test_very_long_inputs() -> None:
@@ -138,11 +143,10 @@ def test_very_long_inputs() -> None:
         "word " * 20_000,  # no punctuation
         "a" * 100_000,  # one long word
         "ab " * 30_000,  # repeated characters
-        "東京は日本の首都です" * 10_000,  # CJK
         "def f(x):\n    return x*2  # doubled\n" * 2_000,  # code
         "running " * 20_000,  # one endless verb phrase
     ],
-    ids=["unpunctuated", "long-word", "repeated", "cjk", "code", "verbs"],
+    ids=["unpunctuated", "long-word", "repeated", "code", "verbs"],
 )
 def test_pathological_inputs(text: str) -> None:
     # timing is measured in benchmarks, not asserted here: this checks these inputs score

@@ -8,7 +8,7 @@ reproduces compromise 14.17.0's nouns / infinitive verbs / topics / terms with s
 tagger over compromise's lexicon). With ``R`` the
 reference elements and ``O`` the output elements:
 
-* ``R`` empty: 1 when ``O`` is empty too, else 0;
+* ``R`` empty: 1 when ``O`` is empty too, else 0 (Mastra's; scorekit skips such a run: row 89);
 * an element ``r`` is covered when some ``o`` in ``O`` matches it: for ``len(r) <= 3`` exact
   equality; otherwise, with ``longer``/``shorter`` the longer and the shorter of the two (a tie
   makes ``r`` the shorter), ``shorter in longer`` and ``len(shorter) / len(longer) > 0.6``;
@@ -17,8 +17,9 @@ reference elements and ``O`` the output elements:
 ``missing_elements`` lists the reference elements not *exactly* present in ``O`` (Mastra's).
 
 Divergences (docs/divergences.md): 2 (code points), 3 (JS whitespace), 9 (the reference is the
-ground truth when given, else the input). Element extraction approximates compromise; the
-measured agreement is printed by ``benchmarks/completeness_parity.py``.
+ground truth when given, else the input), 89 (a reference without elements, or a reference or
+output that is not English, is ``skipped`` with the reason). The measured agreement of the
+element extraction with compromise is printed by ``benchmarks/completeness_parity.py``.
 """
 
 from __future__ import annotations
@@ -29,14 +30,21 @@ from typing import Any
 from scorekit.errors import ConfigError
 from scorekit.messages import joined_text
 from scorekit.options import CompareTo, check_compare_to, reference_text
-from scorekit.pipeline import Scorer, StepContext, create_scorer
+from scorekit.pipeline import NotScorable, Scorer, StepContext, create_scorer, not_scorable
 from scorekit.scorers.registry import ScorerEntry
 from scorekit.text.elements import extract_elements
+from scorekit.text.language import detect_language
 
-__all__ = ["ENTRY", "SCORER_ID", "coverage", "create_completeness_scorer"]
+__all__ = ["ENTRY", "NO_ELEMENTS_REASON", "SCORER_ID", "coverage", "create_completeness_scorer"]
 
 SCORER_ID = "completeness-scorer"
 """The scorer's stable id (Mastra's)."""
+
+NO_ELEMENTS_REASON = (
+    "The reference has no elements (nouns, verbs, topics or terms): there is nothing for the "
+    "output to cover."
+)
+"""The reason of a run ``skipped`` because the reference yields no element (row 89)."""
 
 SHORT_WORD = 3
 """Elements of at most this many characters must match exactly (Mastra)."""
@@ -117,14 +125,23 @@ def create_completeness_scorer(*, compare_to: CompareTo = "auto") -> Scorer:
     """
     compare_to = check_compare_to(compare_to)
 
-    def preprocess(ctx: StepContext) -> dict[str, Any]:
+    def preprocess(ctx: StepContext) -> dict[str, Any] | NotScorable:
         run = ctx.run
         if run.output is None:
             raise ConfigError("output is missing: nothing to score", field="output")
         if run.input is None and run.ground_truth is None:
             raise ConfigError("input is missing: no reference text", field="input")
-        reference = extract_elements(reference_text(run.input, run.ground_truth, compare_to))
-        output = extract_elements(joined_text(run.output, field="output"))
+        reference_string = reference_text(run.input, run.ground_truth, compare_to)
+        output_string = joined_text(run.output, field="output")
+        for what, text in (("reference", reference_string), ("output", output_string)):
+            found = detect_language(text)
+            if not found.english_rules:  # row 89: compromise's tagger reads English only
+                return not_scorable(
+                    f"completeness reads English text (compromise's part-of-speech tagger): "
+                    f"the {what} is {found.name}"
+                )
+        reference = extract_elements(reference_string)
+        output = extract_elements(output_string)
         present = set(output)
         return {
             "input_elements": reference,
@@ -133,8 +150,10 @@ def create_completeness_scorer(*, compare_to: CompareTo = "auto") -> Scorer:
             "element_counts": {"input": len(reference), "output": len(output)},
         }
 
-    def generate_score(ctx: StepContext) -> float:
+    def generate_score(ctx: StepContext) -> float | NotScorable:
         step = ctx.results.preprocess_step_result
+        if not step["input_elements"]:  # row 89: nothing to cover
+            return not_scorable(NO_ELEMENTS_REASON)
         return coverage(step["input_elements"], step["output_elements"])
 
     return (
