@@ -128,3 +128,24 @@ def test_ground_truth_is_the_reference_when_given() -> None:
 def test_bad_compare_to() -> None:
     with pytest.raises(ConfigError):
         create_textual_difference_scorer(compare_to=None)  # type: ignore[arg-type]
+
+
+def test_texts_longer_than_max_length_are_skipped_with_the_reason() -> None:
+    # row 90: the exact LCS is quadratic; a run does not stall on two megabytes of text
+    from scorekit.scorers.textual_difference import DEFAULT_MAX_LENGTH
+
+    assert DEFAULT_MAX_LENGTH == 200_000
+    scorer = create_textual_difference_scorer(max_length=10)
+    result = scorer.run_sync(input="a" * 11, output="a")
+    assert (result.status, result.score) == ("skipped", None)
+    assert result.reason.startswith("a text of 11 characters is longer than max_length=10")
+    assert scorer.run_sync(input="a" * 10, output="a").status == "ok"
+    unlimited = create_textual_difference_scorer(max_length=None)
+    assert unlimited.run_sync(input="ab" * 20, output="ab").score == 4 / 42
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.5, True, "10"])
+def test_a_bad_max_length_names_the_field(bad: object) -> None:
+    with pytest.raises(ConfigError) as info:
+        create_textual_difference_scorer(max_length=bad)  # type: ignore[arg-type]
+    assert info.value.field == "max_length"

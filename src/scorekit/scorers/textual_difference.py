@@ -20,14 +20,16 @@ from __future__ import annotations
 
 import re
 
+from scorekit.errors import ConfigError
 from scorekit.messages import joined_text
 from scorekit.options import CompareTo, check_compare_to, reference_text
-from scorekit.pipeline import Scorer, StepContext, create_scorer
+from scorekit.pipeline import NotScorable, Scorer, StepContext, create_scorer, not_scorable
 from scorekit.scorers.registry import ScorerEntry
 from scorekit.text.lcs import lcs_ratio
 from scorekit.text.whitespace import JS_WS_CLASS, collapse_whitespace
 
 __all__ = [
+    "DEFAULT_MAX_LENGTH",
     "ENTRY",
     "SCORER_ID",
     "count_changes",
@@ -99,19 +101,31 @@ def length_difference(reference: str, output: str) -> float:
     return abs(len(reference) - len(output)) / longest if longest > 0 else 0.0
 
 
-def create_textual_difference_scorer(*, compare_to: CompareTo = "auto") -> Scorer:
+DEFAULT_MAX_LENGTH = 200_000
+"""The longest text (characters) compared by default: the exact LCS is quadratic (about 3 s for
+two texts of this length on one core), so longer ones are ``skipped`` (row 90)."""
+
+
+def create_textual_difference_scorer(
+    *, compare_to: CompareTo = "auto", max_length: int | None = DEFAULT_MAX_LENGTH
+) -> Scorer:
     """Create the Textual Difference scorer.
 
     Args:
         compare_to: the reference text: ``"auto"`` (ground truth when given, else input),
             ``"input"`` or ``"ground_truth"``.
+        max_length: the longest reference or output compared, in characters (an integer
+            ``>= 1``), or ``None`` for no limit. The longest common subsequence takes time
+            proportional to the product of the two lengths; a run with a longer text is
+            ``skipped`` with a reason instead of stalling (row 90).
 
     Returns:
         A scorer with ``preprocess_step_result = {"ratio": float in [0, 1], "confidence": float
         in [0, 1], "changes": int >= 0, "length_diff": float in [0, 1]}``; score = ``ratio``.
 
     Raises:
-        ConfigError: ``compare_to`` is not one of the three values.
+        ConfigError: ``compare_to`` is not one of the three values; ``max_length`` is not a
+            positive integer or ``None``.
 
     Example:
         >>> scorer = create_textual_difference_scorer()
@@ -119,11 +133,25 @@ def create_textual_difference_scorer(*, compare_to: CompareTo = "auto") -> Score
         0.6153846153846154
     """
     compare_to = check_compare_to(compare_to)
+    if max_length is not None and (
+        isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 1
+    ):
+        raise ConfigError(
+            f"max_length must be a positive integer or None, not {max_length!r}",
+            field="max_length",
+        )
 
-    def preprocess(ctx: StepContext) -> dict[str, float | int]:
+    def preprocess(ctx: StepContext) -> dict[str, float | int] | NotScorable:
         run = ctx.run
         reference = reference_text(run.input, run.ground_truth, compare_to)
         output = joined_text(run.output, field="output")
+        longest = max(len(reference), len(output))
+        if max_length is not None and longest > max_length:
+            return not_scorable(
+                f"a text of {longest:,} characters is longer than max_length={max_length:,}: "
+                "the exact longest common subsequence takes time quadratic in the length "
+                "(raise max_length, or None, to compare it anyway)"
+            )
         length_diff = length_difference(reference, output)
         return {
             "ratio": lcs_ratio(reference, output),
