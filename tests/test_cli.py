@@ -511,3 +511,27 @@ def test_an_unknown_scorer_name_suggests_the_closest(tmp_path: Path) -> None:
     result = invoke("run", str(data), "-s", "content-similarty", "--no-store")
     assert result.exit_code == 2
     assert "Did you mean content-similarity" in result.stderr
+
+
+def test_config_names_the_trajectory_field(tmp_path: Path) -> None:
+    steps = {"steps": [{"stepType": "tool_call", "name": "search"}]}
+    (tmp_path / "d.jsonl").write_text(
+        json.dumps({"input": "q", "output": steps, "expect": steps}) + "\n", encoding="utf-8"
+    )
+    config = tmp_path / "c.yaml"
+    config.write_text(
+        "data: {path: d.jsonl, fields: {expected_trajectory: expect}}\n"
+        "scorers: [trajectory-accuracy]\n",
+        encoding="utf-8",
+    )
+    ran = invoke("run", str(config), "--no-store")
+    assert ran.exit_code == 0, ran.output
+    assert "1.0000" in ran.output
+    config.write_text(
+        "data: {path: d.jsonl, fields: {expected_trajectory: expectt}}\n"
+        "scorers: [trajectory-accuracy]\n",
+        encoding="utf-8",
+    )
+    misspelt = invoke("run", str(config), "--no-store")
+    assert misspelt.exit_code == 2
+    assert "no field 'expectt'" in misspelt.output

@@ -94,3 +94,36 @@ def test_trajectory_context_and_request_fields_are_read(tmp_path: Path) -> None:
                 expected_trajectory="trajectory", required=frozenset({"expected_trajectory"})
             ),
         )
+
+
+def test_trajectories_json_cells_and_mastra_spellings_are_read(tmp_path: Path) -> None:
+    steps = {"steps": [{"stepType": "tool_call", "name": "search"}]}
+    jsonl = tmp_path / "t.jsonl"
+    jsonl.write_text(
+        json.dumps({"input": "q", "output": steps, "expectedTrajectory": steps, "groundTruth": "g"})
+        + "\n",
+        encoding="utf-8",
+    )
+    (item,) = read_dataset(jsonl)
+    assert item.load_error is None
+    assert (item.output, item.expected_trajectory, item.ground_truth) == (steps, steps, "g")
+    messages = [{"role": "assistant", "content": "x", "toolInvocations": []}]
+    csv_file = tmp_path / "t.csv"
+    csv_file.write_text(
+        "input,output,expected_trajectory\n"
+        f'q,"{json.dumps(messages).replace(chr(34), chr(34) * 2)}","[{{""name"": ""search""}}"\n'
+        "q,[1] cited,\n",
+        encoding="utf-8",
+    )
+    first, second = read_dataset(csv_file)
+    # a JSON cell that is not JSON is a load error naming the file, line and field
+    assert first.load_error is not None
+    assert first.load_error.startswith(f"{csv_file}:2: field 'expected_trajectory': not valid JSON")
+    assert second.output == "[1] cited"  # text that only starts like JSON stays text
+    good = tmp_path / "g.csv"
+    good.write_text(
+        f'input,output\nq,"{json.dumps(messages).replace(chr(34), chr(34) * 2)}"\n',
+        encoding="utf-8",
+    )
+    (parsed,) = read_dataset(good)
+    assert parsed.output == messages

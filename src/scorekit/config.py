@@ -63,6 +63,12 @@ class FieldsConfig(BaseModel):
     """The id's field (optional; the line number is used without it)."""
     context: str = "context"
     """The retrieved context pieces' field (optional in records)."""
+    request_context: str = "request_context"
+    """The per-request data's field (optional in records)."""
+    expected_trajectory: str = "expected_trajectory"
+    """The expected steps' field, for trajectory scorers (optional in records)."""
+    additional_context: str = "additional_context"
+    """The further data's field (optional in records)."""
     extra: list[str] = Field(default_factory=list)
     """Fields copied into each item's metadata (required in every record)."""
 
@@ -74,12 +80,23 @@ class FieldsConfig(BaseModel):
             ground_truth=self.ground_truth,
             id=self.id,
             context=self.context,
+            request_context=self.request_context,
+            expected_trajectory=self.expected_trajectory,
+            additional_context=self.additional_context,
             extra=tuple(self.extra),
             # a field the config names must exist: a misspelt name fails instead of being
             # silently ignored
             required=frozenset(
                 name
-                for name in ("input", "ground_truth", "id", "context")
+                for name in (
+                    "input",
+                    "ground_truth",
+                    "id",
+                    "context",
+                    "request_context",
+                    "expected_trajectory",
+                    "additional_context",
+                )
                 if name in self.model_fields_set
             ),
         )

@@ -132,16 +132,58 @@ def _context(value: Any) -> Any:
 
 
 def _json_cell(value: Any) -> Any:
-    """A cell that may hold JSON: a string holding an object or a list, parsed; else as is."""
+    """A CSV/TSV cell of a JSON field: a string holding an object or a list, parsed.
+
+    Raises:
+        ValueError: the cell looks like JSON (starts with ``[`` or ``{``) but is not.
+    """
     if isinstance(value, str) and value.strip()[:1] in ("[", "{"):
         try:
             return json.loads(value)
-        except json.JSONDecodeError:
-            pass
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"not valid JSON ({exc.msg}, column {exc.colno})") from exc
     return value
 
 
-def _item(record: Mapping[str, Any], fields: FieldMap, where: str, line: int) -> EvalItem:
+def _message_cell(value: Any) -> Any:
+    """Read a CSV/TSV input or output cell.
+
+    JSON messages (a list of objects) or a JSON object (one message, a trajectory) are parsed;
+    any other text, ``[1] cited`` included, is kept as text.
+    """
+    if not isinstance(value, str) or value.strip()[:1] not in ("[", "{"):
+        return value
+    try:
+        parsed = json.loads(value)
+    except json.JSONDecodeError:
+        return value
+    if isinstance(parsed, dict) or (
+        isinstance(parsed, list) and parsed and all(isinstance(m, dict) for m in parsed)
+    ):
+        return parsed
+    return value
+
+
+def _is_trajectory(value: Any) -> bool:
+    """A trajectory scorer's output: ``{"steps": [...]}`` (Mastra's ``Trajectory``)."""
+    return isinstance(value, Mapping) and isinstance(value.get("steps"), list)
+
+
+def _given(record: Mapping[str, Any], name: str, default: str) -> str:
+    """Return the record key of a field.
+
+    That is its configured name, or, for a field left at its default snake_case name, Mastra's
+    camelCase spelling when the record uses that (``expectedTrajectory``, ``groundTruth``).
+    """
+    if name != default or name in record:
+        return name
+    camel = re.sub(r"_([a-z])", lambda m: m.group(1).upper(), name)
+    return camel if camel in record else name
+
+
+def _item(
+    record: Mapping[str, Any], fields: FieldMap, where: str, line: int, *, cells: bool = False
+) -> EvalItem:
     item_id = record.get(fields.id)
     if item_id in (None, ""):
         item_id = line
@@ -156,21 +198,26 @@ def _item(record: Mapping[str, Any], fields: FieldMap, where: str, line: int) ->
     if missing:
         return EvalItem(id=item_id, load_error=f"{where}:{line}: missing field {missing[0]!r}")
     values: dict[str, Any] = {"id": item_id}
+    read = _message_cell if cells else (lambda value: value)
     if fields.output in record:
-        values["output"] = record[fields.output]
+        values["output"] = read(record[fields.output])
     elif record.get(fields.input) is None:
         return EvalItem(id=item_id, load_error=f"{where}:{line}: missing field {fields.input!r}")
     for key, name in (("input", fields.input), ("ground_truth", fields.ground_truth)):
+        name = _given(record, name, key)
         if record.get(name) is not None:
-            values[key] = record[name]
+            values[key] = read(record[name])
     if record.get(fields.context) is not None:
         values["context"] = _context(record[fields.context])
     for key in _JSON_FIELDS:
-        name = getattr(fields, key)
+        name = _given(record, getattr(fields, key), key)
         if record.get(name) is not None:
-            values[key] = _json_cell(record[name])
+            try:
+                values[key] = _json_cell(record[name]) if cells else record[name]
+            except ValueError as exc:
+                return EvalItem(id=item_id, load_error=f"{where}:{line}: field {name!r}: {exc}")
     for key in ("input", "output", "ground_truth"):
-        if key not in values:
+        if key not in values or (key == "output" and _is_trajectory(values[key])):
             continue
         try:
             messages_of(values.get(key), field=key)
@@ -266,7 +313,7 @@ def _delimited(
                 cells = ((str(index), cell) for index, cell in enumerate(row))
             # an empty cell is "no value"; absent optional fields are then left out
             record: dict[str, Any] = {name: (cell if cell != "" else None) for name, cell in cells}
-            yield _item(record, fields, str(path), start)
+            yield _item(record, fields, str(path), start, cells=True)
 
 
 def read_dataset(
