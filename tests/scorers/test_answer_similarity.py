@@ -489,3 +489,17 @@ def test_range_ends_are_accepted() -> None:
         contradiction_penalty=1.0,
         extra_info_penalty=0,
     )
+
+
+def test_a_missing_unit_pointing_at_an_answer_unit_is_repaired() -> None:
+    # a "missing" ground-truth unit cannot match answer unit 0: the reply contradicts itself
+    from scorekit.scorers.answer_similarity import UnitMatch
+
+    with pytest.raises(ValueError, match="output_index must be null"):
+        UnitMatch.model_validate({"output_index": 0, "match_type": "missing", "explanation": "e"})
+    assert (
+        UnitMatch.model_validate(
+            {"output_index": None, "match_type": "missing", "explanation": "e"}
+        ).output_index
+        is None
+    )

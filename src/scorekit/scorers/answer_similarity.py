@@ -232,6 +232,15 @@ class UnitMatch(JudgeReply):
     output_unit: SkipJsonSchema[str | None] = None
     """The matched answer unit's text (our copy), or ``None``."""
 
+    @model_validator(mode="after")
+    def _missing_points_at_nothing(self) -> UnitMatch:
+        if self.match_type == "missing" and self.output_index is not None:
+            raise ValueError(
+                f"a missing unit matches no answer unit: output_index must be null, not "
+                f"{self.output_index}"
+            )
+        return self
+
 
 class Contradiction(JudgeReply):
     """A ground-truth unit that the answer contradicts."""
