@@ -32,7 +32,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, field_validator
 
-from scorekit.dataset import FieldMap
+from scorekit.dataset import OPTIONAL_FIELDS, FieldMap
 from scorekit.errors import ConfigError
 from scorekit.import_path import import_path
 from scorekit.items import Target
@@ -86,19 +86,7 @@ class FieldsConfig(BaseModel):
             extra=tuple(self.extra),
             # a field the config names must exist: a misspelt name fails instead of being
             # silently ignored
-            required=frozenset(
-                name
-                for name in (
-                    "input",
-                    "ground_truth",
-                    "id",
-                    "context",
-                    "request_context",
-                    "expected_trajectory",
-                    "additional_context",
-                )
-                if name in self.model_fields_set
-            ),
+            required=frozenset(name for name in OPTIONAL_FIELDS if name in self.model_fields_set),
         )
 
 

@@ -23,14 +23,14 @@ from scorekit.errors import ConfigError
 from scorekit.items import EvalItem
 from scorekit.messages import messages_of
 
-__all__ = ["FieldMap", "read_dataset"]
+__all__ = ["OPTIONAL_FIELDS", "FieldMap", "read_dataset"]
 
 Format = Literal["jsonl", "csv", "tsv"]
 
 _SUFFIXES: dict[str, Format] = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "tsv"}
 
 
-_OPTIONAL_FIELDS = (
+OPTIONAL_FIELDS = (
     "input",
     "ground_truth",
     "id",
@@ -86,16 +86,16 @@ class FieldMap:
     output_required: bool = True
 
     def __post_init__(self) -> None:
-        unknown = self.required - set(_OPTIONAL_FIELDS)
+        unknown = self.required - set(OPTIONAL_FIELDS)
         if unknown:
             raise ConfigError(
-                f"FieldMap.required takes {', '.join(_OPTIONAL_FIELDS)}, not {sorted(unknown)}",
+                f"FieldMap.required takes {', '.join(OPTIONAL_FIELDS)}, not {sorted(unknown)}",
                 field="required",
             )
 
     def names_required(self) -> list[str]:
         """The record field names every record must have, output first."""
-        optional = [getattr(self, name) for name in _OPTIONAL_FIELDS if name in self.required]
+        optional = [getattr(self, name) for name in OPTIONAL_FIELDS if name in self.required]
         if not self.output_required:
             return [*optional, *self.extra]
         return [self.output, *optional, *self.extra]
