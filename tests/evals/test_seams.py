@@ -231,7 +231,8 @@ def test_an_executor_can_score_items_in_another_process(tmp_path: Path) -> None:
     there = run_evals_sync(data, scorers, executor=ProcessExecutor(), store=tmp_path / "p.db")
     for sid in here.summaries:
         assert there.summaries[sid].counts == here.summaries[sid].counts
-        assert there.summaries[sid].scores == here.summaries[sid].scores
+        # scores are kept in completion order, which threads and processes do not fix
+        assert sorted(there.summaries[sid].scores) == sorted(here.summaries[sid].scores)
     with Store(tmp_path / "p.db") as store:
         assert len(list(store.results(there.run_id))) == 4
 
