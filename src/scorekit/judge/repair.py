@@ -63,6 +63,55 @@ def repair_message(problem: str) -> ChatMessage:
     )
 
 
+Check = Callable[[JudgeResponse], tuple[Any, str | None]]
+"""Reads a reply: ``(value, None)``, or ``(None, problem)`` when it is not valid."""
+Failure = Callable[[str, JudgeResponse, JudgeRequest, int, bool], JudgeOutputError]
+"""Builds the error from ``(problem, reply, request, calls, cut_off)``."""
+
+
+async def _ask(
+    send: Send,
+    request: JudgeRequest,
+    check: Check,
+    repair: Callable[[str], ChatMessage],
+    failure: Failure,
+    *,
+    cut_off_is_final: bool,
+) -> tuple[Any, JudgeResponse]:
+    """Send ``request`` until ``check`` accepts a reply: the one loop of every kind of request.
+
+    A reply cut off at the token limit is retried once with a larger budget; an invalid one is
+    sent back once with ``repair(problem)``; ``failure(...)`` is raised when that does not
+    help, and at once for a reply still cut off after the larger budget when
+    ``cut_off_is_final``.
+    """
+    current = request
+    extended = repaired = False
+    calls = 0
+    while True:
+        response = await send(current)
+        calls += 1
+        if response.finish_reason == "length" and not extended:
+            extended = True
+            current = replace(current, max_tokens=larger_budget(current.max_tokens))
+            continue
+        value, problem = check(response)
+        if problem is None:
+            return value, response
+        cut_off = cut_off_is_final and response.finish_reason == "length"
+        if cut_off or repaired:
+            raise failure(problem, response, current, calls, cut_off)
+        repaired = True
+        current = replace(
+            current,
+            messages=(
+                *current.messages,
+                ChatMessage("assistant", response.text),
+                repair(problem),
+            ),
+        )
+
+
 async def ask_structured(
     send: Send, request: JudgeRequest, spec: SchemaSpec
 ) -> tuple[Any, JudgeResponse]:
@@ -82,48 +131,47 @@ async def ask_structured(
             larger budget); ``raw_output`` holds the last reply's text (its first
             :data:`RAW_OUTPUT_CHARS` characters).
     """
-    current = request
-    extended = repaired = False
-    calls = 0
-    while True:
-        response = await send(current)
-        calls += 1
-        if response.finish_reason == "length" and not extended:
-            extended = True
-            current = replace(current, max_tokens=larger_budget(current.max_tokens))
-            continue
+
+    def check(response: JudgeResponse) -> tuple[Any, str | None]:
         parsed = parse_output(response.text, spec)
-        if parsed.error is None:
-            return parsed.value, response
-        if response.finish_reason == "length":
-            raise JudgeOutputError(
-                f"the reply for {spec.name} was cut off at the token limit even with "
-                f"max_tokens={current.max_tokens}: {parsed.error}",
-                raw_output=clip(response.text, RAW_OUTPUT_CHARS),
-                schema_name=spec.name,
-                attempts=calls,
-            )
-        if repaired:
-            raise JudgeOutputError(
-                f"Structured output validation failed for {spec.name} after a repair "
-                f"request: {parsed.error}",
-                raw_output=clip(response.text, RAW_OUTPUT_CHARS),
-                schema_name=spec.name,
-                attempts=calls,
-            )
-        repaired = True
-        current = replace(
-            current,
-            messages=(
-                *current.messages,
-                ChatMessage("assistant", response.text),
-                repair_message(parsed.error),
-            ),
+        return parsed.value, parsed.error
+
+    def failure(
+        problem: str, response: JudgeResponse, current: JudgeRequest, calls: int, cut_off: bool
+    ) -> JudgeOutputError:
+        message = (
+            f"the reply for {spec.name} was cut off at the token limit even with "
+            f"max_tokens={current.max_tokens}: {problem}"
+            if cut_off
+            else f"Structured output validation failed for {spec.name} after a repair "
+            f"request: {problem}"
         )
+        return JudgeOutputError(
+            message,
+            raw_output=clip(response.text, RAW_OUTPUT_CHARS),
+            schema_name=spec.name,
+            attempts=calls,
+        )
+
+    return await _ask(send, request, check, repair_message, failure, cut_off_is_final=True)
 
 
 EMPTY_REPLY_REPAIR = "Your reply was empty. Answer again with the text asked for."
 """The user message of the repair request after an empty free-text reply."""
+
+
+def _text_reply(response: JudgeResponse) -> tuple[Any, str | None]:
+    return (response.text, None) if response.text.strip() else (None, "empty")
+
+
+def _empty_reply(
+    _problem: str, response: JudgeResponse, _current: JudgeRequest, calls: int, _cut_off: bool
+) -> JudgeOutputError:
+    return JudgeOutputError(
+        "the judge returned an empty text reply, also after a repair request",
+        raw_output=clip(response.text, RAW_OUTPUT_CHARS),
+        attempts=calls,
+    )
 
 
 async def ask_text(send: Send, request: JudgeRequest) -> JudgeResponse:
@@ -135,30 +183,12 @@ async def ask_text(send: Send, request: JudgeRequest) -> JudgeResponse:
     Raises:
         JudgeOutputError: the reply is still empty after the repair request.
     """
-    current = request
-    extended = repaired = False
-    calls = 0
-    while True:
-        response = await send(current)
-        calls += 1
-        if response.finish_reason == "length" and not extended:
-            extended = True
-            current = replace(current, max_tokens=larger_budget(current.max_tokens))
-            continue
-        if response.text.strip():
-            return response
-        if repaired:
-            raise JudgeOutputError(
-                "the judge returned an empty text reply, also after a repair request",
-                raw_output=clip(response.text, RAW_OUTPUT_CHARS),
-                attempts=calls,
-            )
-        repaired = True
-        current = replace(
-            current,
-            messages=(
-                *current.messages,
-                ChatMessage("assistant", response.text),
-                ChatMessage("user", EMPTY_REPLY_REPAIR),
-            ),
-        )
+    _, response = await _ask(
+        send,
+        request,
+        _text_reply,
+        lambda _problem: ChatMessage("user", EMPTY_REPLY_REPAIR),
+        _empty_reply,
+        cut_off_is_final=False,
+    )
+    return response
