@@ -21,6 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from tests.conformance import to_snake
+from tests.scorers.labels import normalise_labels
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -72,3 +75,15 @@ def covers_each_index(items: list[dict[str, Any]], count: int, key: str = "conte
     out-of-range index: divergences.md rows 18, 19 and row 80); Mastra scores it.
     """
     return sorted(item.get(key, item.get("contextIndex")) for item in items) == list(range(count))
+
+
+def assert_as_mastra(result: Any, expected: dict[str, Any], *, calls: int) -> None:
+    """Assert a run that no rule touches gave Mastra's result: status, score, reason, both step
+    results (keys snake_cased, labels normalised) and the judge calls consumed."""
+    assert result.status == "ok"
+    assert (result.score, result.reason) == (expected["score"], expected["reason"])
+    assert result.preprocess_step_result.model_dump() == to_snake(expected["preprocessStepResult"])
+    assert result.analyze_step_result.model_dump() == normalise_labels(
+        to_snake(expected["analyzeStepResult"])
+    )
+    assert calls == len(expected["judgeCalls"])

@@ -8,9 +8,8 @@ from scorekit.errors import ConfigError, ScorerRunError
 from scorekit.judge import ScriptedJudge
 from scorekit.scorers import create_context_recall_scorer
 from scorekit.scorers.context_recall import NO_GROUND_TRUTH_REASON, context_recall_score
-from tests.conformance import CATALOG, cases_for, catalog_run_args, options, to_snake
-from tests.scorers.labels import normalise_labels
-from tests.scorers.recipe_rules import Outcome, outcome
+from tests.conformance import CATALOG, cases_for, catalog_run_args, options
+from tests.scorers.recipe_rules import Outcome, assert_as_mastra, outcome
 
 CONTEXT = ["Einstein was born in Ulm in 1879.", "He won the 1921 Nobel Prize in Physics."]
 
@@ -141,13 +140,7 @@ def test_catalog_conformance(case: dict[str, Any], expected: dict[str, Any]) -> 
             "the context.",
         )
         return
-    assert result.status == "ok"
-    assert (result.score, result.reason) == (expected["score"], expected["reason"])
-    assert result.preprocess_step_result.model_dump() == to_snake(expected["preprocessStepResult"])
-    assert result.analyze_step_result.model_dump() == normalise_labels(
-        to_snake(expected["analyzeStepResult"])
-    )
-    assert len(judge.calls) == len(expected["judgeCalls"])
+    assert_as_mastra(result, expected, calls=len(judge.calls))
 
 
 def test_a_ground_truth_of_zero_is_a_ground_truth() -> None:

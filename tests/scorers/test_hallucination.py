@@ -11,9 +11,8 @@ from scorekit.judge import ScriptedJudge
 from scorekit.messages import get_assistant_message
 from scorekit.scorers import create_hallucination_scorer
 from scorekit.scorers.hallucination import hallucination_score
-from tests.conformance import CATALOG, cases_for, catalog_run_args, options, to_snake
-from tests.scorers.labels import normalise_labels
-from tests.scorers.recipe_rules import Outcome, outcome
+from tests.conformance import CATALOG, cases_for, catalog_run_args, options
+from tests.scorers.recipe_rules import Outcome, assert_as_mastra, outcome
 
 SPACEX = [
     "SpaceX was founded by Elon Musk in 2002.",
@@ -160,13 +159,7 @@ def test_catalog_conformance(case: dict[str, Any], expected: dict[str, Any]) -> 
             == "The judge found no claims in the answer, so there is nothing to check."
         )
         return
-    assert result.status == "ok"
-    assert (result.score, result.reason) == (expected["score"], expected["reason"])
-    assert result.preprocess_step_result.model_dump() == to_snake(expected["preprocessStepResult"])
-    assert result.analyze_step_result.model_dump() == normalise_labels(
-        to_snake(expected["analyzeStepResult"])
-    )
-    assert len(judge.calls) == len(expected["judgeCalls"])
+    assert_as_mastra(result, expected, calls=len(judge.calls))
 
 
 def test_statements_are_the_claims_not_the_judges_echo() -> None:
