@@ -13,12 +13,13 @@ The rules are data (:mod:`scorekit.text.ruledata`), matched by our own matcher
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from scorekit.text.lexicon import Lexicon
-from scorekit.text.ruledata import Rule, rules_for
-from scorekit.text.rulematch import MatchTerm, Run
+from scorekit.text.ruledata import END, Rule, rules_for
+from scorekit.text.rulematch import MAX_RUN, MatchTerm, Run
 
 __all__ = ["apply_post_rules"]
 
@@ -26,84 +27,156 @@ _DEBUG = False
 
 
 class _Index:
-    """Where each rule-index key (word, ``#Tag``, ``%Switch%``) occurs in a clause.
+    """Where each rule-index key (word, ``#Tag``, ``%Switch%``) occurs in a clause, as bit masks.
 
-    Word positions are gathered in one pass; a tag's or a switch class's positions only when a
-    rule asks for them (most keys of a long clause are never asked for).
+    Bit ``p`` of a key's mask is set when the word at position ``p`` carries the key, so finding
+    where a rule can start is a few integer operations (shift, and, or). A short clause's masks
+    are built in one pass; a long clause's word positions are gathered in one pass and a mask is
+    made when a rule first asks for its key (most keys of a long clause are never asked for).
     """
 
-    __slots__ = ("clause", "found", "keys", "sets", "words")
+    __slots__ = ("get", "keys", "lists", "masks", "n")
 
     def __init__(self, clause: Sequence[MatchTerm]) -> None:
-        self.clause = clause
-        words: dict[str, list[int]] = {}
+        n = self.n = len(clause)
+        self.masks: dict[str, int] = {}
+        self.keys: set[str] = set()
+        if n <= _SHORT:  # small integers: set each word's bits as it comes
+            masks = self.masks
+            get = masks.get
+            bit = 1
+            for term in clause:
+                for key in _term_keys(term, self.keys):
+                    masks[key] = get(key, 0) | bit
+                bit <<= 1
+            masks[END] = 1 << (n - 1)
+            self.get: Callable[[str, int], int] = get
+            return
+        # a long clause: every key's positions in one pass (a mask is made when asked for)
+        words: defaultdict[str, list[int]] = defaultdict(list)
+        tags: defaultdict[str, list[int]] = defaultdict(list)
+        switches: defaultdict[str, list[int]] = defaultdict(list)
         for pos, term in enumerate(clause):
             normal = term.normal
-            words.setdefault(normal, []).append(pos)
+            words[normal].append(pos)
             if term.text and term.text != normal:
-                words.setdefault(term.text, []).append(pos)
-        self.words = words
-        tags: set[str] = set().union(*(term.tags for term in clause))
-        switches = {term.switch for term in clause if term.switch}
-        self.keys = {term.normal for term in clause}
-        self.keys.update(f"%{switch}%" for switch in switches)
-        self.keys.update("#" + tag for tag in tags)
-        self.found: dict[str, list[int]] = {}
-        self.sets: dict[frozenset[str], set[int]] = {}
+                words[term.text].append(pos)
+            if term.switch:
+                switches[term.switch].append(pos)
+            for tag in term.tags:
+                tags[tag].append(pos)
+        self.keys.update(term.normal for term in clause)
+        lists = {f"%{switch}%": found for switch, found in switches.items()}
+        lists.update(("#" + tag, found) for tag, found in tags.items())
+        self.keys.update(lists)
+        for word, found in words.items():  # a written word may look like a tag or switch key
+            lists[word] = sorted({*lists[word], *found}) if word in lists else found
+        lists[END] = [n - 1]
+        self.lists = lists
+        self.get = self._long_get
 
-    def positions(self, key: str) -> list[int]:
-        """The positions where ``key`` occurs, in order."""
-        found = self.found.get(key)
-        if found is not None:
-            return found
-        clause = self.clause
-        if key.startswith("#") and key in self.keys:
-            tag = key[1:]
-            found = [p for p, term in enumerate(clause) if tag in term.tags]
-        elif key.startswith("%") and key.endswith("%") and len(key) > 2:
-            switch = key[1:-1]
-            found = [p for p, term in enumerate(clause) if term.switch == switch]
-        else:
-            found = []
-        also = self.words.get(key)
-        if also is not None:  # a written word that looks like a tag or switch key
-            found = sorted({*found, *also}) if found else also
-        self.found[key] = found
-        return found
-
-    def where_any(self, keys: frozenset[str]) -> set[int]:
-        """The positions where one of ``keys`` occurs."""
-        found = self.sets.get(keys)
+    def _long_get(self, key: str, default: int = 0) -> int:
+        """The mask of ``key`` in a long clause, made on first use (``default``: unused)."""
+        found = self.masks.get(key)
         if found is None:
-            found = self.sets[keys] = set().union(*(self.positions(key) for key in keys))
+            positions = self.lists.get(key)
+            found = self.masks[key] = 0 if positions is None else _mask(positions, self.n)
         return found
 
+    def starts(self, rule: Rule, n: int) -> int:
+        """The words a match of ``rule`` can start at, as a mask (a superset: the matcher decides).
 
-def _starts(rule: Rule, n: int, index: _Index) -> list[int]:
-    """The words a match of ``rule`` can start at: where its fixed tokens' keys all occur."""
-    if rule.toks[0].start:
-        return [0]
-    if rule.anchor is None:
-        return list(range(n))
-    offset, keys = rule.anchor
-    where = index.positions
-    positions = sorted({p - offset for key in keys for p in where(key) if p >= offset})
-    for at, wanted in rule.checks:
-        allowed = index.where_any(wanted)
-        positions = [p for p in positions if p + at in allowed]
-    return positions
+        Where its keyed tokens' keys occur at their offsets (:attr:`Rule.checks`) and, for a
+        pattern that starts ``X+ Y``, where a run of ``X`` reaches a ``Y``; all ``n`` words when
+        it says nothing; word 0 for a rule anchored with ``^``.
+        """
+        if rule.toks[0].start:
+            return 1
+        get = self.get
+        starts = (1 << n) - 1
+        if rule.run_to is not None:  # X+ Y: X from the start, every word, up to a Y
+            run, follow = rule.run_to
+            carries = found = 0
+            for key in run:
+                carries |= get(key, 0)
+            for key in follow:
+                found |= get(key, 0)
+            starts = reach = carries & (found >> 1)
+            for _ in range(MAX_RUN):
+                reach = carries & (reach >> 1) & ~starts
+                if not reach:
+                    break
+                starts |= reach
+        for offsets, wanted in rule.checks:
+            if not starts:
+                break
+            found = 0
+            for key in wanted:
+                found |= get(key, 0)
+            near = 0
+            for offset in offsets:
+                near |= found >> offset
+            starts &= near
+        return starts
 
 
-def _find(rule: Rule, clause: Sequence[MatchTerm], index: _Index) -> list[tuple[int, int]]:
-    """The spans ``rule`` tags in ``clause`` (its captured group, else the whole match)."""
+_SHORT = 256
+"""Clauses up to this many words build their masks bit by bit; longer ones through bitmaps."""
+
+
+def _term_keys(term: MatchTerm, keys: set[str]) -> list[str]:
+    """The index keys of one word: its normal and written forms, its switch and tags.
+
+    All but the written form are also added to ``keys`` (the keys that choose the rules).
+    """
+    normal = term.normal
+    keys.add(normal)
+    chosen = [f"%{term.switch}%"] if term.switch else []
+    chosen.extend("#" + tag for tag in term.tags)
+    keys.update(chosen)
+    chosen.append(normal)
+    if term.text and term.text != normal:  # a written form also counts as a word key
+        chosen.append(term.text)
+    return chosen
+
+
+def _mask(positions: list[int], n: int) -> int:
+    """The mask with the bits of ``positions`` set (``n``: the clause's length), in O(n)."""
+    digits = bytearray(b"0") * n  # digit k (from the right) is bit k
+    for pos in positions:
+        digits[n - 1 - pos] = 49  # "1"
+    return int(digits, 2)
+
+
+def _positions(mask: int, n: int) -> Iterable[int]:
+    """The set bits of ``mask``, lowest first, in time linear in ``n`` (the clause's length)."""
+    if n <= _SHORT:
+        while mask:
+            low = mask & -mask
+            mask ^= low
+            yield low.bit_length() - 1
+        return
+    digits = format(mask, "b")[::-1]  # digit k is bit k
+    at = digits.find("1")
+    while at >= 0:
+        yield at
+        at = digits.find("1", at + 1)
+
+
+def _find(rule: Rule, clause: Sequence[MatchTerm], starts: int) -> list[tuple[int, int]]:
+    """The spans ``rule`` tags in ``clause`` (its captured group, else the whole match).
+
+    ``starts``: the mask of the words a match may start at (:meth:`_Index.starts`).
+    """
     n = len(clause)
     found: list[tuple[int, int, dict[str, list[int]]]] = []
     resume = 0
     runner = Run(clause, rule.toks)
-    for start in _starts(rule, n, index):
+    last = n - rule.min_length  # the last start a match of the rule's length fits after
+    for start in _positions(starts, n):
         if start < resume:
             continue
-        if n - start < rule.min_length:
+        if start > last:
             break
         result = runner.match(start)
         if result is not None:
@@ -227,10 +300,11 @@ _MEMO_WORDS = 200
 def _clause_matches(clause: Sequence[MatchTerm]) -> list[tuple[Rule, int, int]]:
     """Every (rule, start, end) that compromise's post-tagger would tag in ``clause``."""
     index = _Index(clause)
+    n = len(clause)
     out: list[tuple[Rule, int, int]] = []
     for rule in rules_for(index.keys):
-        if len(clause) >= rule.min_words:
-            out.extend((rule, a, b) for a, b in _find(rule, clause, index))
+        if n >= rule.min_words and (starts := index.starts(rule, n)):
+            out.extend((rule, a, b) for a, b in _find(rule, clause, starts))
     return out
 
 

@@ -3,8 +3,8 @@
 The rules (``data/compromise_postrules.json``: compromise's ``model.two.matches`` with the order
 its rule index visits them; MIT, © Spencer Kelly) are compiled once into :class:`Rule` objects.
 For a clause, :func:`rules_for` picks the rules whose required words and tags occur there, in
-compromise's order, one per pattern; each rule knows its rarest fixed-position token (its
-anchor), the only words where a match can start.
+compromise's order, one per pattern; each rule knows where its keyed tokens stand from the
+start of a match (:attr:`Rule.checks`), so only the words where a match can start are tried.
 """
 
 from __future__ import annotations
@@ -17,7 +17,10 @@ from importlib import resources
 
 from scorekit.text.rulematch import Token, parse_token
 
-__all__ = ["Rule", "rules_for"]
+__all__ = ["END", "Rule", "rules_for"]
+
+END = "\x00end"
+"""The index key of a clause's last word, where a ``$`` token must match (no word has it)."""
 
 
 @dataclass(slots=True)
@@ -38,16 +41,18 @@ class Rule:
     if_no: tuple[str, ...]
     min_words: int
     min_length: int
-    anchor: tuple[int, frozenset[str]] | None  # (offset, index keys) of its rarest token
-    checks: tuple[tuple[int, frozenset[str]], ...]  # the other fixed tokens' (offset, keys)
+    checks: tuple[tuple[tuple[int, ...], frozenset[str]], ...]
+    """Where its keyed tokens are from the start: ``(offsets, keys)``, the rarest first."""
+    run_to: tuple[frozenset[str], frozenset[str]] | None
+    """``(X keys, Y keys)`` of a pattern that starts ``X+ Y`` (:func:`_run_to`)."""
 
 
 def _keys(tok: Token) -> frozenset[str] | None:
     """The index keys one of which the word under a fixed token must carry, if any.
 
-    A repeated token (``#Noun+``) counts: its first word must satisfy it.
+    A repeated token (``#Noun+``, ``(#Modal|did)+``) counts: its first word must satisfy it.
     """
-    if tok.optional or tok.negative or tok.anything or (tok.greedy and tok.choices is not None):
+    if tok.optional or tok.negative or tok.anything:
         return None
     if tok.word is not None:
         return frozenset({tok.word})
@@ -60,7 +65,7 @@ def _keys(tok: Token) -> frozenset[str] | None:
     if tok.choices is not None and tok.all_of:
         found = [k for seq in tok.choices if len(seq) == 1 and (k := _keys(seq[0]))]
         return found[0] if found else None
-    if tok.choices is not None and not tok.greedy:  # (#PastTense|#Participle): one of them
+    if tok.choices is not None:  # (#PastTense|#Participle), also repeated: one of them
         union: set[str] = set()
         for seq in tok.choices:
             keys = _keys(seq[0]) if seq else None
@@ -71,32 +76,63 @@ def _keys(tok: Token) -> frozenset[str] | None:
     return None
 
 
-def _fixed(toks: tuple[Token, ...]) -> list[tuple[int, frozenset[str]]]:
-    """``(offset, index keys)`` of each keyed token at a fixed offset from the match start."""
-    out: list[tuple[int, frozenset[str]]] = []
-    for offset, tok in enumerate(toks):
+def _one_word(tok: Token) -> bool:
+    """Whether ``tok`` takes exactly one word when it matches (or none, when optional)."""
+    if tok.greedy or tok.start:
+        return False
+    # a block of one-word alternatives, or of conditions on one word (``#Verb && @hasHyphen``)
+    return tok.choices is None or all(len(seq) == 1 and not seq[0].greedy for seq in tok.choices)
+
+
+def _checks(toks: tuple[Token, ...]) -> list[tuple[tuple[int, ...], frozenset[str]]]:
+    """``(offsets, index keys)``: a keyed token is at one of these offsets from the start.
+
+    The walk follows the tokens while each takes one word (or, optional, none or one); it
+    stops at the first that may take more (a repeated token counts for its first word). An
+    optional token that the matcher lets go (see :mod:`scorekit.text.rulematch`) takes a word
+    good for the next token, which the offsets then cover too.
+    """
+    out: list[tuple[tuple[int, ...], frozenset[str]]] = []
+    offsets: tuple[int, ...] = (0,)
+    for tok in toks:
         keys = _keys(tok)
         if keys is not None:
-            out.append((offset, keys))
-        # later tokens keep a fixed offset only after single-word tokens
-        single = not (tok.optional or tok.greedy or tok.negative)
-        if tok.choices is not None and not tok.all_of:  # a block of one-word alternatives
-            single = single and all(len(s) == 1 and not s[0].greedy for s in tok.choices)
-        if not single or (tok.choices is not None and any(len(s) != 1 for s in tok.choices)):
+            out.append((offsets, keys))
+        if tok.end and not (tok.optional or tok.negative or tok.greedy) and _one_word(tok):
+            out.append((offsets, frozenset({END})))
+        if not _one_word(tok) or len(offsets) > 3:
             break
+        if tok.optional:
+            offsets = tuple(sorted({*offsets, *(o + 1 for o in offsets)}))
+        else:
+            offsets = tuple(o + 1 for o in offsets)
     return out
 
 
-def _anchor(
-    toks: tuple[Token, ...], weight: Callable[[str], int]
-) -> tuple[tuple[int, frozenset[str]] | None, tuple[tuple[int, frozenset[str]], ...]]:
-    """The rarest fixed token (where to look for starts) and the other fixed tokens."""
-    fixed = _fixed(toks)
-    if not fixed:
-        return None, ()
-    costs = [sum(weight(k) for k in keys) for _, keys in fixed]
-    best = costs.index(min(costs))  # the first of the cheapest, as a scan would keep
-    return fixed[best], tuple(f for i, f in enumerate(fixed) if i != best)
+def _ordered(
+    checks: list[tuple[tuple[int, ...], frozenset[str]]], weight: Callable[[str], int]
+) -> tuple[tuple[tuple[int, ...], frozenset[str]], ...]:
+    """The checks, the rarest first (the cheapest to rule a clause out)."""
+    costs = [sum(weight(k) for k in keys) * len(offsets) for offsets, keys in checks]
+    return tuple(
+        check for _, _, check in sorted(zip(costs, range(len(costs)), checks, strict=True))
+    )
+
+
+def _run_to(toks: tuple[Token, ...]) -> tuple[frozenset[str], frozenset[str]] | None:
+    """``(X keys, Y keys)`` of a pattern that starts ``X+ Y``, else ``None``.
+
+    ``X+``: a repeated keyed word; ``Y``: a keyed token. The matcher's run of ``X`` stops at
+    the first word good for ``Y`` or not good for ``X``, and ``Y`` must match there: every
+    word from the start carries ``X`` up to one with ``Y``.
+    """
+    if len(toks) < 2:
+        return None
+    first, follow = toks[0], _keys(toks[1])
+    run = _keys(first)
+    if run is None or follow is None or first.choices is not None or first.end:
+        return None
+    return (run, follow) if first.greedy else None
 
 
 _COMMON_TAGS = {"#Noun": 9, "#Singular": 8, "#Verb": 7, "#Adjective": 6, "#Determiner": 6}
@@ -126,7 +162,6 @@ def _rules() -> tuple[tuple[Rule, ...], dict[str, int]]:
     for index, item in enumerate(raw["rules"]):
         toks = tuple(parse_token(r) for r in item["regs"])
         if_no = item.get("ifNo") or ()
-        anchor, checks = _anchor(toks, _weight)
         rules.append(
             Rule(
                 order=index,
@@ -143,8 +178,8 @@ def _rules() -> tuple[tuple[Rule, ...], dict[str, int]]:
                 if_no=(if_no,) if isinstance(if_no, str) else tuple(if_no),
                 min_words=int(item.get("minWords") or 0),
                 min_length=sum(1 for t in toks if not t.optional and not t.negative),
-                anchor=anchor,
-                checks=checks,
+                checks=_ordered(_checks(toks), _weight),
+                run_to=_run_to(toks),
             )
         )
     _PLACES.update({i: sorted(p) for i, p in place.items()})
