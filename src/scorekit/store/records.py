@@ -17,6 +17,7 @@ from scorekit.results import Status
 from scorekit.usage import JudgeUsage
 
 __all__ = [
+    "ORIGIN_FIELDS",
     "RUN_SOURCES",
     "ResultRecord",
     "RunRecord",
@@ -47,6 +48,21 @@ live calls of an application (``LIVE``), or recorded traces (``TRACE``)."""
 
 RUN_SOURCES: tuple[RunSource, ...] = ("TEST", "LIVE", "TRACE")
 """Every :data:`RunSource`, in that order."""
+
+ORIGIN_FIELDS: tuple[str, ...] = (
+    "entity_id",
+    "entity_type",
+    "entity",
+    "call_run_id",
+    "trace_id",
+    "span_id",
+    "thread_id",
+    "resource_id",
+)
+"""The ``results`` columns that say where an item came from (Mastra's score row fields
+``entityId``, ``entityType``, ``entity``, ``runId``, ``traceId``, ``spanId``, ``threadId``,
+``resourceId``): a live call or a trace span sets them through its item's ``trace`` mapping
+(:func:`scorekit.store.rows.origin_values`); dataset items leave them ``None``."""
 
 RunStatus = Literal["running", "finished", "interrupted", "failed"]
 """How a stored run ended: still going (or crashed), completed, stopped by Ctrl-C or
@@ -102,7 +118,11 @@ class ResultRecord:
 
     Attributes mirror :class:`~scorekit.pipeline.ScorerRunResult` (JSON values as read back:
     step results are plain dicts/lists), plus the item's id, context and metadata, the storage
-    ``source`` (``"TEST"``) and when the row was written.
+    ``source`` (``"TEST"``, ``"LIVE"``, ``"TRACE"``) and when the row was written, and where
+    the item came from (:data:`ORIGIN_FIELDS`, ``None`` for dataset items): ``entity_id``
+    (the scored function or span name), ``entity_type``, ``entity`` (a dict), ``call_run_id``
+    (the run id of the scored call, Mastra's ``runId``), ``trace_id`` (32 hex digits),
+    ``span_id`` (16 hex digits), ``thread_id``, ``resource_id``.
     """
 
     run_id: str
@@ -128,6 +148,14 @@ class ResultRecord:
     created_at: datetime
     expected_trajectory: Any = None
     additional_context: Any = None
+    entity_id: str | None = None
+    entity_type: str | None = None
+    entity: dict[str, Any] | None = None
+    call_run_id: str | None = None
+    trace_id: str | None = None
+    span_id: str | None = None
+    thread_id: str | None = None
+    resource_id: str | None = None
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> ResultRecord:
@@ -171,6 +199,14 @@ class ResultRecord:
             created_at=cast(datetime, utc(row["created_at"])),
             expected_trajectory=row.get("expected_trajectory"),
             additional_context=row.get("additional_context"),
+            entity_id=row.get("entity_id"),
+            entity_type=row.get("entity_type"),
+            entity=row.get("entity"),
+            call_run_id=row.get("call_run_id"),
+            trace_id=row.get("trace_id"),
+            span_id=row.get("span_id"),
+            thread_id=row.get("thread_id"),
+            resource_id=row.get("resource_id"),
         )
 
 

@@ -10,7 +10,7 @@ surrogates, legal in Python text but not in UTF-8, are written as their ``\\udXX
 from __future__ import annotations
 
 import json
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -18,9 +18,12 @@ from pydantic_core import to_jsonable_python
 
 from scorekit.items import ItemResult
 from scorekit.results import ScorerRunResult
-from scorekit.store.records import RunSource
+from scorekit.store.records import ORIGIN_FIELDS, RunSource
 
-__all__ = ["result_rows"]
+__all__ = ["origin_values", "result_rows"]
+
+_ORIGIN_LIMITS = {"trace_id": 32, "span_id": 16, "entity_type": 32}
+"""Columns narrower than the default 200 characters (their SQL widths)."""
 
 
 def _text(value: str) -> str:
@@ -66,6 +69,33 @@ def _opt_text(value: str | None) -> str | None:
     return None if value is None else _text(value)
 
 
+def origin_values(trace: Any) -> dict[str, Any]:
+    """The origin columns of an item whose ``trace`` says where it came from.
+
+    A live call or a trace span sets the item's ``trace`` to a mapping with some of the keys
+    of :data:`~scorekit.store.records.ORIGIN_FIELDS` (``trace_id``, ``span_id``,
+    ``entity_id``, ``entity_type``, ``entity``, ``call_run_id``, ``thread_id``,
+    ``resource_id``). Text values are kept (cut to their column's width), ``entity`` when it
+    is a mapping; anything else, and an item whose ``trace`` is not a mapping, gives ``None``.
+
+    Args:
+        trace: the item's ``trace`` value (any).
+
+    Returns:
+        Column name → value for every origin column.
+    """
+    found: dict[str, Any] = dict.fromkeys(ORIGIN_FIELDS)
+    if not isinstance(trace, Mapping):
+        return found
+    for name in ORIGIN_FIELDS:
+        value = trace.get(name)
+        if name == "entity":
+            found[name] = _json(dict(value)) if isinstance(value, Mapping) else None
+        elif isinstance(value, str) and value:
+            found[name] = _text(value[: _ORIGIN_LIMITS.get(name, 200)])
+    return found
+
+
 def _row(
     run_id: str,
     outcome: ItemResult,
@@ -106,6 +136,7 @@ def _row(
         "source": source,
         "duration_s": result.duration_s,
         "created_at": created_at,
+        **origin_values(item.trace),
     }
 
 

@@ -97,14 +97,27 @@ results = Table(
     Column("source", String(8), nullable=False, default="TEST"),
     Column("duration_s", Float, nullable=False, default=0.0),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    # where the item came from (Mastra's score row, mastra-core.md §6.4): a live call of an
+    # application or a span of a recorded trace; NULL for dataset items
+    Column("entity_id", String(200), nullable=True, comment="the scored function or span name"),
+    Column("entity_type", String(32), nullable=True, comment="AGENT|WORKFLOW|LLM|... or none"),
+    Column("entity", _json, nullable=True, comment="{id, name, ...} of the scored entity"),
+    Column("call_run_id", String(200), nullable=True, comment="run id of the scored call"),
+    Column("trace_id", String(32), nullable=True, comment="OpenTelemetry trace id, 32 hex"),
+    Column("span_id", String(16), nullable=True, comment="OpenTelemetry span id, 16 hex"),
+    Column("thread_id", String(200), nullable=True),
+    Column("resource_id", String(200), nullable=True),
     Index("ix_results_run_item_scorer", "run_id", "item_id", "scorer_id"),
     Index("ix_results_run_scorer_status", "run_id", "scorer_id", "status"),
+    Index("ix_results_trace_span", "trace_id", "span_id"),
 )
 """One row per (item, scorer) pair of a run."""
 
 
 def add_missing_columns(engine: Engine) -> list[str]:
     """Add the columns a database made by an older scorekit lacks (all nullable or defaulted).
+
+    The indexes it lacks are made too (after the columns they cover).
 
     Args:
         engine: an engine on a database whose tables exist.
@@ -121,6 +134,10 @@ def add_missing_columns(engine: Engine) -> list[str]:
                 if column.name not in have:
                     connection.execute(text(_add_column(engine, table, column)))
                     added.append(f"{table.name}.{column.name}")
+            indexed = {ix["name"] for ix in found.get_indexes(table.name)}
+            for index in table.indexes:
+                if index.name not in indexed:
+                    index.create(connection, checkfirst=True)
     return added
 
 
