@@ -107,7 +107,8 @@ def test_ground_floor_modules_import_nothing_above_them() -> None:
     graph = import_graph()
     assert graph["scorekit.errors"] <= {"scorekit.results", "scorekit.usage"}
     assert graph["scorekit.usage"] == set()
-    assert graph["scorekit.results"] <= {"scorekit.usage"}
+    assert graph["scorekit.results"] <= {"scorekit.usage", "scorekit.notebook"}
+    assert graph["scorekit.notebook"] == set()
     assert graph["scorekit.items"] <= {"scorekit.errors", "scorekit.results"}
 
 

@@ -73,6 +73,11 @@ class ScorerRunResult(BaseModel):
         data["judge_usage"] = self.judge_usage.to_dict()
         return data
 
+    def _repr_html_(self) -> str:
+        from scorekit.notebook import result_html  # notebooks only: not a ground-floor import
+
+        return result_html(self)
+
 
 def _json_fallback(value: Any) -> Any:
     if isinstance(value, (set, frozenset)):

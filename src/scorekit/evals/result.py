@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from html import escape
 from typing import Any, Literal
 
-from scorekit.errors import ScorekitError
-from scorekit.evals.gates import run_verdict, scorer_failures
+from scorekit.errors import ConfigError, ScorekitError
+from scorekit.evals.gates import error_rate, format_rate, run_verdict, scorer_failures
 from scorekit.items import ItemResult
+from scorekit.notebook import MAX_ITEMS, TABLE, cell, head, score_colour, score_text, short
 from scorekit.results import Status
 from scorekit.store.records import RunStatus
 from scorekit.summary import ScoreSummary
@@ -110,6 +112,86 @@ class EvalRunResult:
     def totals(self) -> dict[str, dict[str, Any]]:
         """Scorer id → the summary as JSON data (:meth:`ScoreSummary.to_dict`)."""
         return {sid: s.to_dict() for sid, s in self.summaries.items()}
+
+    def to_pandas(self, *, wide: bool = False) -> Any:
+        """The per-item results as a pandas DataFrame (needs ``scorekit[pandas]``).
+
+        Args:
+            wide: one row per item (a score and a status column per scorer) instead of one
+                row per item and scorer (see :func:`scorekit.frames.results_frame`).
+
+        Raises:
+            ConfigError: the run kept no items (``keep_items=False``).
+            ImportError: pandas is not installed.
+        """
+        from scorekit.frames import items_frame
+
+        if not self.items and self.total_items:
+            raise ConfigError(
+                f"run {self.run_id} kept no per-item results (keep_items=False); run with "
+                "keep_items=True, or read the stored run with Store.results_frame",
+                field="keep_items",
+            )
+        return items_frame(self.items, wide=wide)
+
+    def _repr_html_(self) -> str:
+        return _run_html(self)
+
+
+def _run_html(result: EvalRunResult, *, max_items: int = MAX_ITEMS) -> str:
+    """A run as HTML: its summary table (with gates and verdict) and its weakest items.
+
+    Args:
+        result: the run.
+        max_items: items listed, lowest ``ok`` score first, then ``error`` and ``skipped``.
+    """
+    failures = result.failures if result.status == "finished" else {}
+    verdict = result.verdict
+    title = (
+        f"run {result.run_id[:8]}"
+        + (f" ({result.run_name})" if result.run_name else "")
+        + f" · {result.total_items} items · {result.status}"
+        + (f" · verdict {verdict}" if verdict else "")
+    )
+    parts = [f"<div><b>{escape(title)}</b></div><table {TABLE}>"]
+    parts.append(
+        head(
+            "scorer", "ok", "skipped", "error", "error rate", "mean", "median", "min", "max", "gate"
+        )
+    )
+    for sid, s in result.summaries.items():
+        failed = failures.get(sid, [])
+        gate = ("FAIL: " + "; ".join(failed)) if failed else ("pass" if verdict else "—")
+        parts.append(
+            "<tr>"
+            + cell(sid)
+            + "".join(cell(s.counts[k], align="right") for k in ("ok", "skipped", "error"))
+            + cell(format_rate(error_rate(s)), align="right")
+            + cell(score_text(s.mean), align="right", colour=score_colour(s.mean))
+            + "".join(cell(score_text(v), align="right") for v in (s.median, s.minimum, s.maximum))
+            + cell(gate, colour="#f8d0d0" if failed else None)
+            + "</tr>"
+        )
+    parts.append("</table>")
+    listed = [(o.item.id, r) for o in result.items for r in o.scorer_results.values()]
+    order = {"ok": 0, "error": 1, "skipped": 2}
+    listed.sort(key=lambda pair: (order[pair[1].status], pair[1].score or 0.0))
+    if listed:
+        parts.append(f"<div>weakest {min(max_items, len(listed))} of {len(listed)} results</div>")
+        parts.append(f"<table {TABLE}>" + head("item", "scorer", "status", "score", "reason"))
+        for item_id, r in listed[:max_items]:
+            why = r.reason if r.error is None else f"{r.error.type}: {r.error.message}"
+            parts.append(
+                "<tr>"
+                + cell(item_id)
+                + cell(r.scorer_id)
+                + cell(r.status)
+                + cell(score_text(r.score), align="right", colour=score_colour(r.score))
+                + cell("" if why is None else short(why))
+                + "</tr>"
+            )
+        parts.append("</table>")
+    return "".join(parts)
 
 
 class DataSourceError(ScorekitError):

@@ -27,6 +27,7 @@ from scorekit.evals.executor import DEFAULT_CONCURRENCY, Executor, ItemTask, Loc
 from scorekit.evals.gates import check_max_error_rate, check_thresholds
 from scorekit.evals.item import ItemJob
 from scorekit.evals.local import DEFAULT_SCORER_TIMEOUT
+from scorekit.evals.progress import check_progress, run_progress, total_of
 from scorekit.evals.recorder import ResumedRun, RunRecorder
 from scorekit.evals.result import DataSourceError, EvalInterrupted, EvalRunResult
 from scorekit.evals.source import ItemSource
@@ -37,6 +38,8 @@ from scorekit.store.records import RunStatus
 from scorekit.summary import ScoreSummary
 
 if TYPE_CHECKING:
+    from rich.progress import Progress
+
     from scorekit.store.store import Store
 
 __all__ = ["ItemCallback", "run_evals", "run_evals_sync"]
@@ -89,7 +92,10 @@ class _Run:
         keep_items: bool = True,
         config: Mapping[str, Any] | None = None,
         scorer_timeout: float | None = DEFAULT_SCORER_TIMEOUT,
+        progress: bool | None = None,
     ) -> None:
+        self.show_progress = check_progress(progress)
+        self.total = total_of(data)
         self.job = ItemJob(scorers, target, scorer_timeout)  # type: ignore[arg-type]  # checked
         self.source = ItemSource(data)
         self.executor = _executor(executor, concurrency)
@@ -121,6 +127,7 @@ class _Run:
                 field="store",
             )
         self.on_item_complete = on_item_complete
+        self.bar: Progress | None = None
         self.keep_items = keep_items
         self.config = dict(config or {})
         self.recorder = RunRecorder(store) if store is not None else None
@@ -204,6 +211,8 @@ class _Run:
 
     async def _emit(self, outcome: ItemResult) -> None:
         self.result.add(outcome)
+        if self.bar is not None:
+            self.bar.advance(self.bar.task_ids[0])
         if self.recorder is not None:
             await self.recorder.record(outcome)
         if self.keep_items:
@@ -234,6 +243,10 @@ class _Run:
             if self.recorder is not None:
                 self.recorder.close()
             raise
+        self.bar = run_progress() if self.show_progress else None
+        if self.bar is not None:
+            self.bar.add_task("scoring", total=self.total)
+            self.bar.start()
         try:
             await self.executor.run(self.job, self._tasks(), self._emit)
             if self.source.error is not None:
@@ -250,6 +263,8 @@ class _Run:
             status = "interrupted"
             raise
         finally:
+            if self.bar is not None:
+                self.bar.stop()
             self.result.status = status
             if self.recorder is not None and not self.recorder.finished:
                 try:
@@ -306,6 +321,7 @@ async def run_evals(
     keep_items: bool = True,
     config: Mapping[str, Any] | None = None,
     scorer_timeout: float | None = DEFAULT_SCORER_TIMEOUT,
+    progress: bool | None = None,
 ) -> EvalRunResult:
     """Score every item of ``data`` with every scorer.
 
@@ -313,7 +329,9 @@ async def run_evals(
         data: items (mappings with ``input``, optional ``output``, ``ground_truth``,
             ``context``, ``request_context``, ``expected_trajectory``, ``additional_context``,
             ``metadata``, ``trace``, ``id``, or :class:`~scorekit.items.EvalItem`), as any
-            iterable or async iterable; read lazily, one item per free worker.
+            iterable or async iterable; read lazily, one item per free worker. Or a pandas
+            DataFrame: one item per row, columns mapped as in dataset files, a missing cell
+            (``NaN``) a missing field (:func:`scorekit.frames.frame_items`).
         scorers: the scorers, with distinct ids. The scorers of one item run concurrently.
         target: the application under test (see :data:`~scorekit.items.Target`); called for
             items without their own ``output``. Without a target, items must carry ``output``.
@@ -347,6 +365,9 @@ async def run_evals(
             (``ScorerTimeoutError``) and the run goes on. Local scorers run in worker threads,
             so they never block the event loop (:mod:`scorekit.evals.local`). ``None``: no
             limit. Judge calls have their own timeout (``Judge(timeout=...)``).
+        progress: show the progress bar ``scorekit run`` shows (on stderr; in Jupyter as a
+            widget, which needs ``ipywidgets``): ``True``, ``False``, or ``None`` (the
+            default: only in a notebook). The total is known when ``data`` has a length.
 
     Returns:
         The run's summaries, judge usage, verdict (``failed`` when a scorer got no ``ok``
@@ -380,6 +401,7 @@ async def run_evals(
         keep_items=keep_items,
         config=config,
         scorer_timeout=scorer_timeout,
+        progress=progress,
     )
     return await run.execute()
 

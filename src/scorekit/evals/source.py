@@ -9,6 +9,7 @@ the items already read.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import Any
 
@@ -22,11 +23,13 @@ class ItemSource:
     """The items of one run, read lazily from ``data`` (single use).
 
     Args:
-        data: an iterable or async iterable of entries (mappings or ``EvalItem`` objects).
+        data: an iterable or async iterable of entries (mappings or ``EvalItem`` objects), or
+            a pandas DataFrame, read row by row with the column mapping of dataset files
+            (:func:`scorekit.frames.frame_items`; a missing cell is a missing field).
 
     Raises:
         ConfigError: ``data`` is a string, bytes, a mapping or not iterable at all
-            (``field="data"``).
+            (``field="data"``); a DataFrame lacks a column the mapping requires.
 
     Attributes:
         error: the exception the caller's iterable raised, when it did (reading then stopped).
@@ -34,6 +37,11 @@ class ItemSource:
     """
 
     def __init__(self, data: Iterable[Any] | AsyncIterator[Any]) -> None:
+        pandas = sys.modules.get("pandas")  # a DataFrame iterates its column names: its rows
+        if pandas is not None and isinstance(data, pandas.DataFrame):
+            from scorekit.frames import frame_items
+
+            data = frame_items(data)
         if isinstance(data, (str, bytes, Mapping)):
             raise ConfigError(
                 f"data must be an iterable of items, not a single {type(data).__name__}",

@@ -1,0 +1,329 @@
+"""scorekit's pytest plugin: judge and scorer fixtures, the thresholds marker, one stored run.
+
+Registered through the ``pytest11`` entry point, so installing scorekit makes it available;
+it is inert unless used: registering it imports nothing of scorekit's heavy parts and opens
+no store, and a session in which no test scored anything stores, prints and changes nothing.
+``-p no:scorekit`` turns it off altogether.
+
+What it adds:
+
+- fixtures: ``scorekit_model`` (the configured judge model string), ``scorekit_judge`` (a
+  :class:`~scorekit.judge.Judge` on it) and ``scorekit_scorer`` (a factory: ``name, **options
+  → Scorer``, given the judge when the scorer needs one). The model comes from
+  ``--scorekit-model``, else ``SCOREKIT_MODEL``, else the ini option ``scorekit_model``, else
+  ``model`` in ``[tool.scorekit]`` of pyproject.toml; with none, a test that asks for the
+  judge is skipped, the reason naming the three ways;
+- every :func:`~scorekit.testing.assert_score` / ``assert_scores`` call in a test is
+  recorded: each score becomes a JUnit XML property of the test (``scorekit:<scorer id>``),
+  and the session's scores are summarised at its end (per scorer: counts by status, mean,
+  minimum, and the failing items with their reasons);
+- ``@pytest.mark.scorekit(thresholds={"faithfulness": 0.8})`` on a (parametrised) test: at
+  the end of the session the mean of each named scorer over all the test's cases must reach
+  its threshold, or the session fails (exit code 1) with the reason in the summary;
+- one stored run per session (source ``TEST``, item ids the tests' node ids), when at least
+  one score was recorded: in ``--scorekit-db`` / ``SCOREKIT_DB`` / ini ``scorekit_db`` /
+  ``[tool.scorekit] db``, default the CLI's ``.scorekit/scorekit.db``; ``--scorekit-no-store``
+  (or ini ``scorekit_store = false``, or ``store = false`` in ``[tool.scorekit]``) stores
+  nothing. ``--scorekit-run-name`` names the run (default ``pytest``).
+
+Under pytest-xdist (``pytest -n 2``) each worker keeps its own scores and sends them, as JSON
+text, to the controller through xdist's ``workeroutput`` (read in ``pytest_testnodedown``).
+The controller alone checks the markers, prints the summary and writes the run: the markers'
+means need every case wherever it ran, one writer never races another for the run's row,
+and the summary is printed once. State lives on the config object (``config.stash``).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from collections.abc import Callable, Generator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from scorekit.judge.judge import Judge
+    from scorekit.pipeline import Scorer
+    from scorekit.session_run import SessionScores
+    from scorekit.testing import ScoreCheck
+
+__all__ = [
+    "pytest_addoption",
+    "pytest_configure",
+    "pytest_runtest_protocol",
+    "pytest_sessionfinish",
+    "pytest_terminal_summary",
+    "pytest_testnodedown",
+    "scorekit_judge",
+    "scorekit_model",
+    "scorekit_scorer",
+]
+
+NO_MODEL_REASON = (
+    "no scorekit judge model is configured: pass --scorekit-model provider/model, set "
+    "SCOREKIT_MODEL, or set scorekit_model in the pytest ini options (or model in "
+    "[tool.scorekit] of pyproject.toml)"
+)
+"""Why a test that needs the judge is skipped when none is configured."""
+
+_OUTPUT_KEY = "scorekit"  # the key of a worker's scores in xdist's workeroutput
+_MAX_REASON = 300  # characters of a reason in the terminal summary
+
+
+class _State:
+    """What the plugin keeps for one session, on ``config.stash``."""
+
+    def __init__(self) -> None:
+        self.scores: SessionScores | None = None
+        self.run: tuple[str, str] | None = None
+        self.store_error: str | None = None
+        self.marker_failures: dict[str, list[str]] = {}
+
+    def session_scores(self) -> SessionScores:
+        if self.scores is None:
+            from scorekit.session_run import SessionScores
+
+            self.scores = SessionScores()
+        return self.scores
+
+
+_STATE = pytest.StashKey[_State]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """Add the ``--scorekit-*`` options and their ini twins."""
+    group = parser.getgroup("scorekit", "scorekit (LLM evaluations)")
+    group.addoption(
+        "--scorekit-model",
+        default=None,
+        metavar="PROVIDER/MODEL",
+        help="judge model of the scorekit_judge fixture [SCOREKIT_MODEL, ini scorekit_model]",
+    )
+    group.addoption(
+        "--scorekit-db",
+        default=None,
+        metavar="DB",
+        help="where the session's run is stored: a SQLite file or SQLAlchemy URL "
+        "[SCOREKIT_DB, ini scorekit_db, else .scorekit/scorekit.db]",
+    )
+    group.addoption(
+        "--scorekit-no-store",
+        action="store_true",
+        default=False,
+        help="do not store the session's scores as a run",
+    )
+    group.addoption(
+        "--scorekit-run-name", default=None, metavar="NAME", help="name of the stored run [pytest]"
+    )
+    parser.addini("scorekit_model", "judge model of the scorekit_judge fixture", default=None)
+    parser.addini("scorekit_db", "database of the session's stored run", default=None)
+    parser.addini(
+        "scorekit_store", "store the session's scores as a run", type="bool", default=True
+    )
+    parser.addini("scorekit_run_name", "name of the session's stored run", default=None)
+
+
+def _pyproject(config: pytest.Config) -> dict[str, Any]:
+    """``[tool.scorekit]`` of the rootdir's pyproject.toml (empty when absent)."""
+    path = Path(config.rootpath) / "pyproject.toml"
+    if not path.is_file():
+        return {}
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pytest depends on tomli before Python 3.11
+        import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise pytest.UsageError(f"scorekit: cannot read {path}: {exc}") from exc
+    table = data.get("tool", {}).get("scorekit", {})
+    return table if isinstance(table, dict) else {}
+
+
+def _setting(config: pytest.Config, option: str, env: str | None, ini: str, key: str) -> Any:
+    """An option's value: the command line, else the variable, else the ini, else pyproject."""
+    value = config.getoption(option)
+    if value is None and env is not None:
+        value = os.environ.get(env) or None
+    if value is None:
+        value = config.getini(ini) or None
+    if value is None:
+        value = _pyproject(config).get(key)
+    return value
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the marker and the session's (empty) state."""
+    config.addinivalue_line(
+        "markers",
+        "scorekit(thresholds): scorer → minimum mean over all the cases of this "
+        "(parametrised) test, checked at the end of the session",
+    )
+    config.stash[_STATE] = _State()
+
+
+def _group(item: pytest.Item) -> tuple[str, dict[str, float]] | None:
+    marker = item.get_closest_marker("scorekit")
+    if marker is None:
+        return None
+    from scorekit.session_run import check_thresholds_marker
+
+    thresholds = check_thresholds_marker(marker.kwargs.get("thresholds"), item.nodeid)
+    callspec = getattr(item, "callspec", None)
+    node = item.nodeid
+    if callspec is not None and node.endswith(f"[{callspec.id}]"):
+        node = node[: -len(f"[{callspec.id}]")]
+    return node, thresholds
+
+
+def _sink(state: _State, item: pytest.Item) -> Callable[[ScoreCheck], None]:
+    def record(check: ScoreCheck) -> None:
+        named = state.session_scores().add(check, item.nodeid, _group(item))
+        for sid, result in named.results.items():
+            value = repr(result.score) if result.status == "ok" else result.status
+            item.user_properties.append((f"scorekit:{sid}", value))
+
+    return record
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(
+    item: pytest.Item, nextitem: pytest.Item | None
+) -> Generator[None, object, object]:
+    """Record the test's score checks (setup, call and teardown) in the session."""
+    from scorekit.testing import recording
+
+    with recording(_sink(item.config.stash[_STATE], item)):
+        return (yield)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object | None) -> None:
+    """On the xdist controller: take a finished worker's scores."""
+    output = getattr(node, "workeroutput", None) or {}
+    text = output.get(_OUTPUT_KEY)
+    if text:
+        node.config.stash[_STATE].session_scores().merge_json(text)
+
+
+def _run_config(config: pytest.Config, scores: SessionScores) -> dict[str, Any]:
+    return {
+        "pytest": {
+            "args": [str(arg) for arg in config.invocation_params.args],
+            "rootdir": str(config.rootpath),
+            "markers": scores.groups,
+        }
+    }
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Hand a worker's scores over; else check the markers and store the run."""
+    config = session.config
+    state = config.stash[_STATE]
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller does the rest
+        if state.scores is not None and state.scores.checks:
+            config.workeroutput[_OUTPUT_KEY] = state.scores.to_json()  # type: ignore[attr-defined]
+        return
+    scores = state.scores
+    if scores is None or not scores.checks:
+        return
+    state.marker_failures = scores.marker_failures()
+    if state.marker_failures and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    if (
+        not config.getoption("scorekit_no_store")
+        and config.getini("scorekit_store")
+        and (_pyproject(config).get("store", True) is not False)
+    ):
+        from scorekit.errors import ScorekitError
+
+        db = _setting(config, "scorekit_db", "SCOREKIT_DB", "scorekit_db", "db")
+        name = _setting(config, "scorekit_run_name", None, "scorekit_run_name", "run_name")
+        try:
+            state.run = scores.store(db, name=name or "pytest", config=_run_config(config, scores))
+        except ScorekitError as exc:
+            state.store_error = str(exc)
+
+
+def _short(text: Any) -> str:
+    line = " ".join(str(text).split())
+    return line if len(line) <= _MAX_REASON else line[: _MAX_REASON - 1] + "…"
+
+
+def _summary_lines(state: _State, width: int) -> list[str]:
+    from rich.console import Console
+
+    from scorekit.console import summary_table
+
+    scores = state.session_scores()
+    buffer = io.StringIO()
+    # wide enough for the table never to cut a number; the terminal wraps what it must
+    console = Console(file=buffer, width=max(width, 200), color_system=None, highlight=False)
+    console.print(summary_table(scores.summaries(), title=f"{len(scores.checks)} scored items"))
+    lines = buffer.getvalue().rstrip("\n").splitlines()
+    failed = scores.failed_checks()
+    if failed:
+        lines.append("failing items:")
+    for check in failed:
+        for sid, why in check.failures.items():
+            result = check.results[sid]
+            lines.append(f"  {check.item.id} {sid}: {why}")
+            if result.reason is not None:
+                lines.append(f"      reason: {_short(result.reason)}")
+            if result.error is not None:
+                lines.append(f"      error: {result.error.type}: {_short(result.error.message)}")
+    for group, reasons in state.marker_failures.items():
+        lines.append(f"FAILED thresholds of {group}: {'; '.join(reasons)}")
+    if state.run is not None:
+        lines.append(f"stored: run {state.run[0]} in {state.run[1]}")
+    if state.store_error is not None:
+        lines.append(f"the session's run was not stored: {state.store_error}")
+    return lines
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """Print the session's scores: the summary table, the failing items, the marker gates."""
+    state = config.stash[_STATE]
+    if hasattr(config, "workerinput") or state.scores is None or not state.scores.checks:
+        return
+    terminalreporter.write_sep("=", "scorekit")
+    for line in _summary_lines(state, terminalreporter._tw.fullwidth):
+        red = line.startswith(("FAILED", "the session's run was not stored"))
+        terminalreporter.write_line(line, red=red)
+
+
+@pytest.fixture(scope="session")
+def scorekit_model(pytestconfig: pytest.Config) -> str:
+    """The configured judge model string; skips the test when none is configured."""
+    model = _setting(pytestconfig, "scorekit_model", "SCOREKIT_MODEL", "scorekit_model", "model")
+    if not model:
+        pytest.skip(NO_MODEL_REASON)
+    return str(model)
+
+
+@pytest.fixture(scope="session")
+def scorekit_judge(scorekit_model: str) -> Judge:
+    """A :class:`~scorekit.judge.Judge` on the configured model (skips without one)."""
+    from scorekit.judge.judge import Judge
+
+    return Judge(scorekit_model)
+
+
+@pytest.fixture
+def scorekit_scorer(request: pytest.FixtureRequest) -> Callable[..., Scorer]:
+    """A factory: ``scorekit_scorer(name, **options)`` builds a registered scorer.
+
+    An LLM scorer gets the ``scorekit_judge`` as its ``model`` unless ``model=`` is given,
+    so a test using one is skipped when no judge is configured.
+    """
+    from scorekit.scorers.registry import build_scorer, get_entry
+
+    def make(name: str, /, **options: Any) -> Scorer:
+        if get_entry(name).kind == "llm" and options.get("model") is None:
+            options["model"] = request.getfixturevalue("scorekit_judge")
+        return build_scorer(name, **options)
+
+    return make

@@ -1,0 +1,106 @@
+"""`scorekit run --junit/--markdown` and `scorekit compare --fail-on-regression`."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from typer.testing import CliRunner, Result
+
+from scorekit.cli import app
+from scorekit.commands.ci_outputs import mean_regressions
+from scorekit.store.records import ScorerChange
+
+
+def _cli(*args: str) -> Result:
+    return CliRunner().invoke(app, list(args), env={"COLUMNS": "200"})
+
+
+def _dataset(path: Path, outputs: list[str]) -> Path:
+    path.write_text(
+        "".join(
+            json.dumps({"id": f"i{n}", "output": o, "ground_truth": "hello world"}) + "\n"
+            for n, o in enumerate(outputs)
+        )
+    )
+    return path
+
+
+def test_run_writes_junit_and_markdown(tmp_path: Path) -> None:
+    data = _dataset(tmp_path / "d.jsonl", ["hello world", "hello", "goodbye"])
+    junit, md, db = tmp_path / "out" / "r.xml", tmp_path / "r.md", tmp_path / "r.db"
+    result = _cli(
+        "run", str(data), "-s", "content-similarity", "-s", "completeness",
+        "-t", "content-similarity=0.9", "--db", str(db), "--name", "nightly",
+        "--junit", str(junit), "--markdown", str(md),
+    )  # fmt: skip
+    assert result.exit_code == 1, result.output  # the threshold is missed: verdict failed
+    assert f"junit: {junit}" in result.output and f"markdown: {md}" in result.output
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert suite is not None
+    assert (suite.get("name"), suite.get("tests"), suite.get("failures")) == (
+        "scorekit nightly",
+        "2",
+        "1",
+    )
+    cases = {c.get("name"): c for c in suite.iter("testcase")}
+    failure = cases["content-similarity-scorer"].find("failure")
+    assert failure is not None and failure.get("message", "").startswith("mean 0.")
+    assert cases["completeness-scorer"].find("failure") is None
+    props = {
+        p.get("name"): p.get("value") for p in cases["content-similarity-scorer"].iter("property")
+    }
+    assert (props["ok"], props["error"], props["threshold"]) == ("3", "0", "0.9")
+    text = md.read_text()
+    assert text.startswith("### scorekit run `nightly`: ❌ failed\n")
+    assert "| `content-similarity-scorer` | 3 | 0 | 0 | 0% |" in text
+    assert "| 0.9 | FAIL: mean " in text
+    assert "| `completeness-scorer` | 3 | 0 | 0 | 0% |" in text and text.count("| pass |") == 1
+    assert f"stored in `sqlite:///{db}`" in text
+
+
+def test_an_unwritable_ci_file_is_an_error_naming_the_option(tmp_path: Path) -> None:
+    data = _dataset(tmp_path / "d.jsonl", ["hello world"])
+    (tmp_path / "dir").mkdir()
+    result = _cli(
+        "run", str(data), "-s", "content-similarity", "--no-store", "--junit", str(tmp_path / "dir")
+    )
+    assert result.exit_code == 3
+    assert "--junit" in result.output and "cannot write there" in result.output
+
+
+def test_compare_fails_on_a_regression_larger_than_delta(tmp_path: Path) -> None:
+    db = str(tmp_path / "r.db")
+    good = _dataset(tmp_path / "a.jsonl", ["hello world", "hello world"])
+    worse = _dataset(tmp_path / "b.jsonl", ["hello world", "hello"])
+    for name, data in (("main", good), ("pr", worse)):
+        assert _cli(
+            "run", str(data), "-s", "content-similarity", "--db", db, "--name", name
+        ).exit_code in (0, 1)
+    loose = _cli("compare", "main", "pr", "--db", db, "--fail-on-regression", "0.5")
+    assert loose.exit_code == 0, loose.output
+    assert "regression:" not in loose.output
+    strict = _cli("compare", "main", "pr", "--db", db, "--fail-on-regression", "0.05")
+    assert strict.exit_code == 1
+    assert "regression: content-similarity-scorer: mean 1.0000 → " in strict.output
+    plain = _cli("compare", "main", "pr", "--db", db)
+    assert plain.exit_code == 0
+
+
+def test_mean_regressions() -> None:
+    changes = [
+        ScorerChange("a", 0.8, 0.7, -0.1, 3, 0),
+        ScorerChange("b", 0.8, 0.78, -0.02, 3, 0),
+        ScorerChange("c", 0.8, None, None, 0, 3),
+        ScorerChange("d", None, 0.5, None, 0, 0),
+    ]
+    assert mean_regressions(changes, 0.05) == [
+        "a: mean 0.8000 → 0.7000 (-0.1000, more than 0.05)",
+        "c: mean 0.8000 → no mean",
+    ]
+    assert mean_regressions(changes, 0.0) == [
+        "a: mean 0.8000 → 0.7000 (-0.1000, more than 0)",
+        "b: mean 0.8000 → 0.7800 (-0.0200, more than 0)",
+        "c: mean 0.8000 → no mean",
+    ]
