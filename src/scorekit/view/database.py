@@ -1,0 +1,193 @@
+"""The viewer's database: the results store opened read-only.
+
+The viewer never creates, upgrades or writes a database. A SQLite file is opened through a
+``mode=ro`` URI with ``PRAGMA query_only`` on every connection, so even a bug could not write
+to it; a PostgreSQL connection starts with ``default_transaction_read_only``. Other databases
+are only ever sent ``SELECT`` statements.
+
+Unlike :class:`~scorekit.store.Store`, nothing here adds the columns a database made by an older
+scorekit lacks (that is a write): such a database is refused with a message saying how to
+upgrade it (any reading command, ``scorekit runs``, does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any, cast
+from urllib.parse import quote
+
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, select
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+
+from scorekit.errors import StoreError
+from scorekit.store.records import RunRecord, utc
+from scorekit.store.store import resolve_url
+from scorekit.store.tables import results, runs
+
+__all__ = ["ViewDatabase", "run_record"]
+
+_CANDIDATES = 10  # runs an ambiguous reference lists
+
+
+def run_record(row: Any) -> RunRecord:
+    """The :class:`~scorekit.store.records.RunRecord` of a ``runs`` row (as the store reads it)."""
+    return RunRecord(
+        id=row.id,
+        name=row.name,
+        status=row.status,
+        started_at=cast(datetime, utc(row.started_at)),
+        finished_at=utc(row.finished_at),
+        config=row.config or {},
+        scorers=row.scorers or [],
+        thresholds=row.thresholds or {},
+        total_items=row.total_items or 0,
+        totals=row.totals or {},
+        judge_usage=row.judge_usage or {},
+        verdict=row.verdict,
+        source=row.source or "TEST",
+    )
+
+
+def _short(exc: BaseException) -> str:
+    if isinstance(exc, DBAPIError) and exc.orig is not None:
+        return f"{type(exc.orig).__name__}: {exc.orig}"
+    return str(exc).split("\n", 1)[0]
+
+
+def _sqlite_read_only(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA query_only=ON")
+    cursor.execute("PRAGMA busy_timeout=30000")  # a run being written holds short locks
+    cursor.close()
+
+
+def _engine(url: str) -> Engine:
+    parsed = make_url(url)
+    backend = parsed.get_backend_name()
+    if backend == "sqlite":
+        database = parsed.database
+        if database in (None, "", ":memory:"):
+            raise StoreError("the viewer reads a database file, not an in-memory database")
+        path = Path(str(database)).resolve()
+        # a URI filename: mode=ro opens the file read-only (never creating it)
+        uri = f"file:{quote(str(path))}?mode=ro"
+        engine = create_engine(parsed.set(database=uri, query={"uri": "true"}))
+        event.listen(engine, "connect", _sqlite_read_only)
+        return engine
+    if backend == "postgresql":
+        options = {"options": "-c default_transaction_read_only=on"}
+        return create_engine(parsed, connect_args=options)
+    return create_engine(parsed)
+
+
+class ViewDatabase:
+    """A results database opened read-only for the viewer.
+
+    Args:
+        db: ``None`` (the default SQLite file ``.scorekit/scorekit.db``), a path to a SQLite
+            file, or any SQLAlchemy URL, as ``--db`` takes it.
+
+    Raises:
+        StoreError: the file does not exist or is a directory, the database cannot be read, it
+            holds no scorekit tables, or it was made by an older scorekit (missing columns);
+            the message holds the URL with any password masked.
+
+    Example:
+        >>> with ViewDatabase(".scorekit/scorekit.db") as database:  # doctest: +SKIP
+        ...     with database.connect() as conn:
+        ...         database.find_run(conn, "latest").name
+        'nightly'
+    """
+
+    def __init__(self, db: str | Path | None = None) -> None:
+        url = resolve_url(db, create=False)
+        self.url = make_url(url).render_as_string(hide_password=True)
+        """The database URL, password masked."""
+        try:
+            self._engine = _engine(url)
+            self._check_schema()
+        except StoreError as exc:
+            raise StoreError(f"{self.url}: {exc}", url=self.url) from exc
+        except (SQLAlchemyError, ImportError) as exc:
+            raise StoreError(
+                f"cannot read the database {self.url}: {_short(exc)}", url=self.url
+            ) from exc
+
+    def __repr__(self) -> str:
+        return f"ViewDatabase({self.url!r})"
+
+    def __enter__(self) -> ViewDatabase:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close every pooled connection."""
+        self._engine.dispose()
+
+    def _check_schema(self) -> None:
+        found = inspect(self._engine)
+        names = set(found.get_table_names())
+        missing = {runs.name, results.name} - names
+        if missing:
+            raise StoreError(
+                f"the database holds no scorekit runs (no {' or '.join(sorted(missing))} "
+                "table): is it the right file?"
+            )
+        for table in (runs, results):
+            have = {c["name"] for c in found.get_columns(table.name)}
+            lacking = [c.name for c in table.columns if c.name not in have]
+            if lacking:
+                raise StoreError(
+                    f"the database was made by an older scorekit (the {table.name} table lacks "
+                    f"{', '.join(lacking)}); the viewer never writes, so upgrade it once with "
+                    "`scorekit runs --db ...`"
+                )
+        with self._engine.connect() as conn:  # a file that is not a database fails here
+            conn.execute(select(runs.c.id).limit(1)).all()
+
+    @contextmanager
+    def connect(self) -> Iterator[Connection]:
+        """A connection for one page's reads.
+
+        Raises:
+            StoreError: the database cannot be read (the cause without the SQL).
+        """
+        try:
+            with self._engine.connect() as conn:
+                yield conn
+        except SQLAlchemyError as exc:
+            raise StoreError(f"reading {self.url} failed: {_short(exc)}", url=self.url) from exc
+
+    def find_run(self, conn: Connection, ref: str) -> RunRecord:
+        """One run by its id, a unique prefix of it, its name, or ``"latest"`` (as the CLI).
+
+        Raises:
+            StoreError: no run matches, or several do (the message lists them).
+        """
+        if ref == "latest":
+            found = list(conn.execute(select(runs).order_by(runs.c.started_at.desc()).limit(1)))
+        else:
+            found = list(conn.execute(select(runs).where(runs.c.id == ref)))
+            if not found and ref:
+                escaped = ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+                query = select(runs).where(
+                    runs.c.id.like(escaped + "%", escape="\\") | (runs.c.name == ref)
+                )
+                order = query.order_by(runs.c.started_at.desc(), runs.c.id)
+                found = list(conn.execute(order.limit(_CANDIDATES + 1)))
+        if not found:
+            raise StoreError(f"no run {ref!r} in {self.url}", url=self.url, run_id=ref)
+        if len(found) > 1:
+            listed = "; ".join(f"{row.id[:8]} {row.name or '(no name)'}" for row in found)
+            raise StoreError(
+                f"{ref!r} matches several runs: {listed}; give more of an id",
+                url=self.url,
+                run_id=ref,
+            )
+        return run_record(found[0])

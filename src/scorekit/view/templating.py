@@ -1,0 +1,107 @@
+"""The viewer's Jinja2 environment: the page templates and the filters they format with.
+
+Autoescaping is on for every template and nothing from data is ever marked safe: every text
+from data, the application or a judge reaches the page escaped (an XSS payload shows as text).
+Values become plain strings here (JSON for structured ones), and the templates print them.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from pydantic_core import to_jsonable_python
+
+from scorekit.console import usage_text
+from scorekit.evals.gates import format_rate
+from scorekit.view.params import address
+
+__all__ = ["band", "environment", "number", "pretty", "rate_change", "seconds", "signed"]
+
+
+def pretty(value: Any) -> str:
+    """A stored value as text: a string as it is, anything else as indented JSON (``""``: none)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(
+        to_jsonable_python(value, fallback=repr), indent=2, ensure_ascii=False, sort_keys=True
+    )
+
+
+def number(value: float | None, digits: int = 4) -> str:
+    """A score with ``digits`` decimals; ``—`` for none."""
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def signed(value: float | None, digits: int = 4) -> str:
+    """A change with its sign (``+0.1250``, ``−0.0500``, ``0.0000``); ``—`` for none."""
+    if value is None:
+        return "—"
+    if value == 0:
+        return f"{0:.{digits}f}"
+    text = f"{abs(value):.{digits}f}"
+    return f"+{text}" if value > 0 else f"−{text}"  # a real minus sign
+
+
+def rate_change(value: float | None) -> str:
+    """A change of error rate in percentage points (``+12.5 pp``); ``—`` for none."""
+    if value is None:
+        return "—"
+    if value == 0:
+        return "0 pp"
+    text = f"{abs(value) * 100:.3g} pp"
+    return f"+{text}" if value > 0 else f"−{text}"
+
+
+def band(score: float | None) -> str:
+    """The CSS class of a score: ``high`` (>= 0.75), ``mid`` (>= 0.4), ``low``, ``none``."""
+    if score is None:
+        return "none"
+    if score >= 0.75:
+        return "high"
+    return "mid" if score >= 0.4 else "low"
+
+
+def seconds(value: float) -> str:
+    """A duration: ``0.42 s``, ``12.3 s``, ``4 min 05 s``, ``2 h 03 min``."""
+    if value < 10:
+        return f"{value:.2f} s"
+    if value < 60:
+        return f"{value:.1f} s"
+    minutes, secs = divmod(int(value), 60)
+    if minutes < 60:
+        return f"{minutes} min {secs:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"
+
+
+def _when(value: datetime | None) -> str:
+    return "—" if value is None else value.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def environment() -> Environment:
+    """The environment of the viewer's templates (``scorekit/view/templates``), autoescaped."""
+    env = Environment(
+        loader=PackageLoader("scorekit.view", "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(
+        pretty=pretty,
+        number=number,
+        signed=signed,
+        rate=format_rate,
+        rate_change=rate_change,
+        band=band,
+        seconds=seconds,
+        when=_when,
+        usage=usage_text,
+    )
+    env.globals.update(address=address)
+    return env
