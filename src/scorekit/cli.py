@@ -1,7 +1,8 @@
 """The ``scorekit`` command line: thin; it parses, calls the API and prints.
 
 Commands: ``run`` (a dataset with flags, or a YAML config; here), ``runs``, ``show``,
-``compare``, ``report`` (the stored runs: :mod:`scorekit.commands.stored`), ``scorers``,
+``compare``, ``report`` (the stored runs: :mod:`scorekit.commands.stored`), ``view`` (the
+web viewer: :mod:`scorekit.commands.view`), ``scorers``,
 ``judges`` (:mod:`scorekit.commands.listing`). The run itself is planned by
 :mod:`scorekit.plan`, run by :func:`scorekit.evals.run_evals_sync`, logged by
 :mod:`scorekit.run_log` and printed by :mod:`scorekit.console`.
@@ -24,7 +25,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from scorekit import __version__, console, exit_codes
-from scorekit.commands import listing, stored
+from scorekit.commands import ci_outputs, listing, stored, traces, view
 from scorekit.commands.common import DbOption, app
 from scorekit.commands.common import err as _err
 from scorekit.commands.common import fail as _fail
@@ -49,7 +50,7 @@ from scorekit.store import Store
 
 __all__ = ["TINY_MODELS", "app", "main"]
 
-_COMMANDS = (listing, stored)  # imported for their commands, registered on `app`
+_COMMANDS = (listing, stored, traces, view)  # imported for their commands, registered on `app`
 
 TINY_MODELS = frozenset({"local/smollm2"})
 """Judge models that only demonstrate the pipeline; using one prints a note."""
@@ -212,6 +213,12 @@ def run(
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Do not use the judge-call cache")
     ] = False,
+    junit: Annotated[
+        Path | None, typer.Option(help="Write a JUnit XML file: a test case per scorer")
+    ] = None,
+    markdown: Annotated[
+        Path | None, typer.Option(help="Write the summary and verdict as Markdown (for CI)")
+    ] = None,
 ) -> None:
     """Score a dataset with scorers: from a YAML config, or a dataset file and --scorer flags."""
     is_config = data.suffix.lower() in (".yaml", ".yml")
@@ -318,6 +325,13 @@ def run(
         if store is not None:
             store.close()
     _print_verdict(result)
+    try:
+        for line in ci_outputs.write_outputs(
+            result, junit=junit, markdown=markdown, store_url=store.url if store else None
+        ):
+            _out().print(line, markup=False, highlight=False)
+    except ScorekitError as exc:
+        raise _fail(exc, exit_codes.STOPPED) from exc
     raise typer.Exit(exit_codes.OK if result.verdict == "passed" else exit_codes.FAILED)
 
 
@@ -424,7 +438,17 @@ def _print_verdict(result: EvalRunResult) -> None:
     _out().print(f"verdict: [red]failed[/red] ({escape(reasons)})")
 
 
-_ORDER = ("run", "runs", "show", "compare", "report", "scorers", "judges")
+_ORDER = (
+    "run",
+    "runs",
+    "show",
+    "compare",
+    "report",
+    "view",
+    "score_traces_command",
+    "scorers",
+    "judges",
+)
 
 
 def _rank(name: str) -> int:

@@ -1,15 +1,46 @@
-"""``scorekit scorers`` and ``scorekit judges``: what can score, and what can judge."""
+"""``scorekit scorers`` and ``scorekit judges``: what can score, and what can judge.
+
+Also the ``--source`` option of ``scorekit runs`` (:data:`SourceOption`, :func:`run_source`):
+which runs to list, by where their items came from.
+"""
 
 from __future__ import annotations
 
 from importlib.metadata import entry_points
+from typing import Annotated
+
+import typer
 
 from scorekit import console
 from scorekit.commands.common import app, out
 from scorekit.errors import ConfigError
 from scorekit.scorers.registry import ENTRY_POINT_GROUP, SCORERS, ScorerEntry, get_entry
+from scorekit.store.records import RUN_SOURCES, RunSource
 
-__all__ = ["judges", "registered_scorers", "scorers"]
+__all__ = ["SourceOption", "judges", "registered_scorers", "run_source", "scorers"]
+
+SourceOption = Annotated[
+    str | None,
+    typer.Option(
+        "--source",
+        metavar="live|trace|test",
+        help="Only runs of this source: live (sampled calls), trace (traces), test (datasets)",
+    ),
+]
+
+
+def run_source(value: str | None) -> RunSource | None:
+    """The stored source a ``--source`` value names (``live`` → ``LIVE``), ``None`` for all.
+
+    Raises:
+        ConfigError: not one of live, trace, test (any case; ``field="source"``).
+    """
+    if value is None:
+        return None
+    for source in RUN_SOURCES:
+        if value.strip().upper() == source:
+            return source
+    raise ConfigError(f"--source must be live, trace or test, not {value!r}", field="source")
 
 
 def registered_scorers() -> tuple[list[ScorerEntry], list[tuple[str, str]]]:

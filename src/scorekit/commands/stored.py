@@ -12,8 +12,9 @@ from typing import Annotated
 
 import typer
 
-from scorekit import console
+from scorekit import console, exit_codes
 from scorekit.commands.common import DbOption, app, fail, open_store, out
+from scorekit.commands.listing import SourceOption, run_source
 from scorekit.errors import ScorekitError
 from scorekit.evals.gates import scorer_failures
 from scorekit.evals.recorder import stored_error_limits
@@ -49,13 +50,18 @@ def print_usage(usage: dict[str, object]) -> None:
 def runs(
     db: DbOption = None,
     limit: Annotated[int, typer.Option(min=1, help="Most runs to list")] = 20,
+    source: SourceOption = None,
 ) -> None:
     """List stored runs, newest first, with each scorer's mean (as ``show`` prints it)."""
+    try:
+        chosen = run_source(source)
+    except ScorekitError as exc:
+        raise fail(exc) from exc
     with open_store(db) as store:
         try:
             found = [
                 (record, store.run_summaries(record), item_count(store, record))
-                for record in store.list_runs(limit)
+                for record in store.list_runs(limit, source=chosen)
             ]
         except ScorekitError as exc:
             raise fail(exc) from exc
@@ -102,6 +108,14 @@ def compare(
     run_b: Annotated[str, typer.Argument(help="The run to compare with it")],
     db: DbOption = None,
     limit: Annotated[int, typer.Option(min=1, help="Regressed items to list")] = 10,
+    fail_on_regression: Annotated[
+        float | None,
+        typer.Option(
+            min=0,
+            metavar="DELTA",
+            help="Exit 1 when a scorer's mean fell by more than DELTA, or was lost, in RUN_B",
+        ),
+    ] = None,
 ) -> None:
     """Show each scorer's mean change from RUN_A to RUN_B and the items that regressed most."""
     with open_store(db) as store:
@@ -113,8 +127,16 @@ def compare(
     out().print(console.compare_table(a, b, changes))
     if not regressions:
         out().print("no item scored lower in B")
-        return
-    out().print(console.regressions_table(regressions))
+    else:
+        out().print(console.regressions_table(regressions))
+    if fail_on_regression is not None:
+        from scorekit.commands.ci_outputs import mean_regressions
+
+        found = mean_regressions(changes, fail_on_regression)
+        for line in found:
+            out().print(f"regression: {line}", markup=False, highlight=False)
+        if found:
+            raise typer.Exit(exit_codes.FAILED)
 
 
 @app.command()

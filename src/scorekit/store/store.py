@@ -325,16 +325,20 @@ class Store:
             source=row.source or "TEST",
         )
 
-    def list_runs(self, limit: int | None = 50) -> list[RunRecord]:
+    def list_runs(
+        self, limit: int | None = 50, *, source: RunSource | None = None
+    ) -> list[RunRecord]:
         """Return stored runs, newest first.
 
         Args:
             limit: the most runs to return (``None``: all).
+            source: only runs of this source (``TEST``, ``LIVE``, ``TRACE``); ``None``: all.
 
         Raises:
             StoreError: the read failed.
         """
-        query = select(runs).order_by(runs.c.started_at.desc(), runs.c.id)
+        where = [] if source is None else [runs.c.source == source]
+        query = select(runs).where(*where).order_by(runs.c.started_at.desc(), runs.c.id)
         if limit is not None:
             query = query.limit(limit)
         try:
@@ -496,6 +500,22 @@ class Store:
         record = run if isinstance(run, RunRecord) else self.get_run(run)
         stored = stored_summaries(record)
         return stored if stored is not None else self.scorer_stats(record.id)
+
+    def results_frame(self, run_id: str, *, wide: bool = False) -> Any:
+        """A stored run's results as a pandas DataFrame (:func:`scorekit.frames.records_frame`).
+
+        Args:
+            run_id: the run's id, a unique prefix, its name, or ``"latest"``.
+            wide: one row per item (a score and a status column per scorer) instead of one
+                row per item and scorer.
+
+        Raises:
+            StoreError: no such run, or the read failed.
+            ImportError: pandas is not installed (``pip install 'scorekit[pandas]'``).
+        """
+        from scorekit.frames import records_frame
+
+        return records_frame(self.results(self.get_run(run_id).id), wide=wide)
 
     def compare(
         self, run_a: str, run_b: str, *, limit: int = 10
