@@ -38,7 +38,7 @@ class Rule:
     needs: frozenset[str]
     wants: frozenset[str]
     min_want: int
-    if_no: tuple[str, ...]
+    if_no: frozenset[str]
     min_words: int
     min_length: int
     checks: tuple[tuple[tuple[int, ...], frozenset[str]], ...]
@@ -175,7 +175,7 @@ def _rules() -> tuple[tuple[Rule, ...], dict[str, int]]:
                 needs=frozenset(item.get("needs") or ()),
                 wants=frozenset(item.get("wants") or ()),
                 min_want=int(item.get("minWant") or 0),
-                if_no=(if_no,) if isinstance(if_no, str) else tuple(if_no),
+                if_no=frozenset((if_no,) if isinstance(if_no, str) else if_no),
                 min_words=int(item.get("minWords") or 0),
                 min_length=sum(1 for t in toks if not t.optional and not t.negative),
                 checks=_ordered(_checks(toks), _weight),
@@ -225,29 +225,38 @@ def _relevant_keys() -> frozenset[str]:
     rules, key_rank = _rules()
     found = set(key_rank)
     for rule in rules:
-        found |= rule.needs | rule.wants | set(rule.if_no)
+        found |= rule.needs | rule.wants | rule.if_no
     return frozenset(found)
 
 
 def _todo_for(keys: frozenset[str]) -> list[Rule]:
-    found: dict[int, Rule] = {}
     table = _trigger_table()
+    found: dict[int, Rule] = {}
     for key in keys:
-        for rule in table.get(key, ()):
-            found.setdefault(rule.order, rule)
-    ranked: list[tuple[tuple[int, int], Rule]] = []
+        triggered = table.get(key)
+        if triggered is not None:
+            for rule in triggered:
+                found[rule.order] = rule
+    places = _PLACES
+    ranked: list[tuple[int, int, Rule]] = []
     for rule in found.values():
-        if not rule.needs <= keys or any(no in keys for no in rule.if_no):
+        if not rule.needs <= keys or not rule.if_no.isdisjoint(keys):
             continue
         if rule.wants and len(rule.wants & keys) < rule.min_want:
             continue
-        first = next((rank, pos) for rank, pos, key in _PLACES[rule.order] if key in keys)
-        ranked.append((first, rule))
-    ranked.sort(key=lambda item: item[0])
+        for rank, pos, key in places[rule.order]:  # its first key the clause has
+            if key in keys:
+                ranked.append((rank, pos, rule))
+                break
+    ranked.sort(key=_place)
     seen: set[str] = set()
     out: list[Rule] = []
-    for _, rule in ranked:
+    for _, _, rule in ranked:
         if rule.match not in seen:
             seen.add(rule.match)
             out.append(rule)
     return out
+
+
+def _place(item: tuple[int, int, Rule]) -> tuple[int, int]:
+    return item[0], item[1]
