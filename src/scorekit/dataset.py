@@ -23,7 +23,7 @@ from scorekit.errors import ConfigError
 from scorekit.items import EvalItem
 from scorekit.messages import messages_of
 
-__all__ = ["OPTIONAL_FIELDS", "FieldMap", "read_dataset"]
+__all__ = ["OPTIONAL_FIELDS", "FieldMap", "read_dataset", "record_item"]
 
 Format = Literal["jsonl", "csv", "tsv"]
 
@@ -181,9 +181,22 @@ def _given(record: Mapping[str, Any], name: str, default: str) -> str:
     return camel if camel in record else name
 
 
-def _item(
+def record_item(
     record: Mapping[str, Any], fields: FieldMap, where: str, line: int, *, cells: bool = False
 ) -> EvalItem:
+    """One dataset record (a JSON object, a CSV row, a DataFrame row) as an item.
+
+    Args:
+        record: field name → value (a missing field is absent, not ``None``).
+        fields: which field holds what (:class:`FieldMap`).
+        where: the source named in a load error (a file path, ``"DataFrame row"``).
+        line: the record's line (or row) number; the item's id when it has none.
+        cells: the values are CSV cells (a message list may be written as JSON text).
+
+    Returns:
+        The item; a record that cannot be read gives an item whose ``load_error`` says why,
+        naming ``where``, ``line`` and the field (the run records it as that item's error).
+    """
     item_id = record.get(fields.id)
     if item_id in (None, ""):
         item_id = line
@@ -262,7 +275,7 @@ def _jsonl(path: Path, fields: FieldMap) -> Iterator[EvalItem]:
                         f"(fields: {', '.join(map(str, record))})",
                         field=absent[0],
                     )
-            yield _item(record, fields, str(path), line)
+            yield record_item(record, fields, str(path), line)
 
 
 def _delimited(
@@ -313,7 +326,7 @@ def _delimited(
                 cells = ((str(index), cell) for index, cell in enumerate(row))
             # an empty cell is "no value"; absent optional fields are then left out
             record: dict[str, Any] = {name: (cell if cell != "" else None) for name, cell in cells}
-            yield _item(record, fields, str(path), start, cells=True)
+            yield record_item(record, fields, str(path), start, cells=True)
 
 
 def read_dataset(

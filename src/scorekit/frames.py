@@ -20,8 +20,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from scorekit.dataset import FieldMap
-from scorekit.dataset import _item as _record_item  # the files' mapping of one record
+from scorekit.dataset import FieldMap, record_item
 from scorekit.errors import ConfigError
 from scorekit.items import EvalItem, ItemResult
 
@@ -138,7 +137,7 @@ def _rows(frame: Any, fields: FieldMap, columns: list[str], pandas: Any) -> Iter
         }
         if record.get(fields.id) is None:
             record[fields.id] = str(_plain(label, pandas))
-        item = _record_item(record, fields, "DataFrame row", position)
+        item = record_item(record, fields, "DataFrame row", position)
         extra = {key: record[key] for key in fields.extra if key in record}
         yield replace(item, metadata={"row": position, **extra})
 
