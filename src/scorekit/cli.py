@@ -26,7 +26,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from scorekit import __version__, console, exit_codes
 from scorekit.commands import ci_outputs, listing, stored, traces, view
-from scorekit.commands.common import DbOption, app
+from scorekit.commands.common import DbOption, ScorerOptions, Scorers, app
 from scorekit.commands.common import err as _err
 from scorekit.commands.common import fail as _fail
 from scorekit.commands.common import out as _out
@@ -114,21 +114,8 @@ def run(
     data: Annotated[
         Path, typer.Argument(help="A run config (.yaml/.yml), or a dataset (.jsonl/.csv/.tsv)")
     ],
-    scorer: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--scorer",
-            "-s",
-            metavar="NAME",
-            help="Scorer: a name from `scorekit scorers`, or module:factory (repeatable)",
-        ),
-    ] = None,
-    option: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--option", "-o", metavar="[SCORER:]KEY=VALUE", help="Scorer option, read as JSON"
-        ),
-    ] = None,
+    scorer: Scorers = None,
+    option: ScorerOptions = None,
     model: Annotated[
         str | None,
         typer.Option(

@@ -13,7 +13,7 @@ from scorekit import exit_codes
 from scorekit.errors import ScorekitError
 from scorekit.store import Store
 
-__all__ = ["DbOption", "app", "err", "fail", "open_store", "out"]
+__all__ = ["DbOption", "ScorerOptions", "Scorers", "app", "err", "fail", "open_store", "out"]
 
 app = typer.Typer(
     name="scorekit",
@@ -27,6 +27,23 @@ DbOption = Annotated[
     str | None,
     typer.Option(help="Results database: SQLAlchemy URL or SQLite file [.scorekit/scorekit.db]"),
 ]
+Scorers = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--scorer",
+        "-s",
+        metavar="NAME",
+        help="Scorer: a name from `scorekit scorers`, or module:factory (repeatable)",
+    ),
+]
+"""``--scorer/-s``, repeatable: the commands that score (``run``, ``score-traces``)."""
+ScorerOptions = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--option", "-o", metavar="[SCORER:]KEY=VALUE", help="Scorer option, read as JSON"
+    ),
+]
+"""``--option/-o``, repeatable: a scorer option (``[scorer:]key=value``, the value JSON)."""
 
 
 def out() -> Console:

@@ -17,7 +17,7 @@ import typer
 from rich.markup import escape
 
 from scorekit import console, exit_codes
-from scorekit.commands.common import DbOption, app, err, fail, out
+from scorekit.commands.common import DbOption, ScorerOptions, Scorers, app, err, fail, out
 from scorekit.commands.stored import print_usage
 from scorekit.errors import ConfigError, ScorekitError
 from scorekit.plan import JudgePool, build_scorers
@@ -34,21 +34,8 @@ def score_traces_command(
     files: Annotated[
         list[Path], typer.Argument(help="OTLP JSON files (JSON lines or one request)")
     ],
-    scorer: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--scorer",
-            "-s",
-            metavar="NAME",
-            help="Scorer: a name from `scorekit scorers`, or module:factory (repeatable)",
-        ),
-    ] = None,
-    option: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--option", "-o", metavar="[SCORER:]KEY=VALUE", help="Scorer option, read as JSON"
-        ),
-    ] = None,
+    scorer: Scorers = None,
+    option: ScorerOptions = None,
     model: Annotated[
         str | None,
         typer.Option(envvar="SCOREKIT_MODEL", help="Judge model of the LLM scorers"),
