@@ -19,6 +19,7 @@ from pydantic_core import to_jsonable_python
 
 from scorekit.evals.gates import error_rate, format_rate, scorer_failures
 from scorekit.evals.recorder import stored_error_limits
+from scorekit.report.formats import band, number, pretty
 from scorekit.report.histogram import Bin, bins_of
 from scorekit.store.records import ResultRecord, RunRecord
 from scorekit.store.store import Store
@@ -45,17 +46,6 @@ class ItemView:
         return min(scores) if scores else None
 
 
-def _pretty(value: Any) -> str:
-    # plain str: autoescaping then escapes it (Jinja's own tojson would mark it safe)
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    return json.dumps(
-        to_jsonable_python(value, fallback=repr), indent=2, ensure_ascii=False, sort_keys=True
-    )
-
-
 def _text(value: Any) -> str:
     if value is None:
         return ""
@@ -67,20 +57,6 @@ def _text(value: Any) -> str:
 def _short(value: Any, limit: int = 140) -> str:
     text = " ".join(_text(value).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _number(value: float | None, digits: int = 4) -> str:
-    return "—" if value is None else f"{value:.{digits}f}"
-
-
-def _band(score: float | None) -> str:
-    if score is None:
-        return "none"
-    if score >= 0.75:
-        return "high"
-    if score >= 0.4:
-        return "mid"
-    return "low"
 
 
 SUB_RESULT_KEYS = ("accuracy", "efficiency", "blacklist", "tool_failures")
@@ -154,11 +130,11 @@ def _environment() -> Environment:
         lstrip_blocks=True,
     )
     env.filters.update(
-        pretty=_pretty,
+        pretty=pretty,
         short=_short,
-        number=_number,
+        number=number,
         rate=format_rate,
-        band=_band,
+        band=band,
         text=_text,
         subresults=_sub_results,
     )
@@ -204,7 +180,7 @@ def render_report(store: Store, run_ref: str, *, max_items: int = DEFAULT_MAX_IT
         total_items=total,
         duration_s=(ended - run.started_at).total_seconds(),
         generated=datetime.now(timezone.utc),
-        config=_pretty(run.config),
+        config=pretty(run.config),
     )
 
 

@@ -7,34 +7,16 @@ Values become plain strings here (JSON for structured ones), and the templates p
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
-from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
-from pydantic_core import to_jsonable_python
 
 from scorekit.console import usage_text
 from scorekit.evals.gates import format_rate
+from scorekit.report.formats import band, number, pretty
 from scorekit.view.params import address
 
-__all__ = ["band", "environment", "number", "pretty", "rate_change", "seconds", "signed"]
-
-
-def pretty(value: Any) -> str:
-    """A stored value as text: a string as it is, anything else as indented JSON (``""``: none)."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    return json.dumps(
-        to_jsonable_python(value, fallback=repr), indent=2, ensure_ascii=False, sort_keys=True
-    )
-
-
-def number(value: float | None, digits: int = 4) -> str:
-    """A score with ``digits`` decimals; ``—`` for none."""
-    return "—" if value is None else f"{value:.{digits}f}"
+__all__ = ["environment", "rate_change", "seconds", "signed"]
 
 
 def signed(value: float | None, digits: int = 4) -> str:
@@ -55,15 +37,6 @@ def rate_change(value: float | None) -> str:
         return "0 pp"
     text = f"{abs(value) * 100:.3g} pp"
     return f"+{text}" if value > 0 else f"−{text}"
-
-
-def band(score: float | None) -> str:
-    """The CSS class of a score: ``high`` (>= 0.75), ``mid`` (>= 0.4), ``low``, ``none``."""
-    if score is None:
-        return "none"
-    if score >= 0.75:
-        return "high"
-    return "mid" if score >= 0.4 else "low"
 
 
 def seconds(value: float) -> str:
