@@ -4,7 +4,11 @@ Part 1, text scorers: ms per ``run_sync`` call on 1k, 10k, 100k and 1M character
 of text (real English prose from the STS-B examples, the same prose without sentence marks, one
 long word, CJK, Python code, a repeated short pattern), and the growth ratio of each 10× step
 (time at 10n / time at n; linear time gives about 10, the target is ≤ 12). Reference and output
-are different texts of the same kind and length.
+are different texts of the same kind and length. The STS-B kinds repeat their 1,379 sentence
+pairs to reach 1M characters, which scorers that remember repeated text profit from; a seventh
+kind, prose that never repeats (the answers, passages and dialogue turns of the shared ExpertQA,
+RAGChecker and BEGIN data, 2M characters and more), is measured when ``../shared`` (or
+``$SCOREKIT_SHARED``) is there.
 
 Part 2, agent scorers: ms per call on outputs with 10, 100, 1,000 and 10,000 tool calls or
 trajectory steps (the tool checks, code tool-call accuracy, trajectory accuracy and the unified
@@ -23,6 +27,8 @@ from __future__ import annotations
 import argparse
 import csv
 import itertools
+import json
+import os
 import time
 from collections.abc import Callable
 from functools import partial
@@ -68,6 +74,36 @@ def cut(parts: list[str], length: int, sep: str = " ") -> str:
     raise AssertionError
 
 
+def shared_texts() -> list[str]:
+    """Distinct English passages of 100+ characters from the shared data (``[]`` without it)."""
+    shared = Path(os.environ.get("SCOREKIT_SHARED", ROOT.parent / "shared")) / "data"
+    found: dict[str, None] = {}
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            if len(value) >= 100 and value.isascii():
+                found.setdefault(value, None)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    ragchecker = shared / "ragchecker_meta_eval" / "human_labeled_data.json"
+    expertqa = shared / "expertqa_lfqa" / "rand_test.jsonl"
+    begin = shared / "begin_wow" / "begin_test_wow.tsv"
+    if ragchecker.exists():
+        walk(json.loads(ragchecker.read_text(encoding="utf-8")))
+    if expertqa.exists():
+        for line in expertqa.read_text(encoding="utf-8").splitlines():
+            walk(json.loads(line))
+    if begin.exists():
+        with begin.open(encoding="utf-8", newline="") as handle:
+            walk(list(csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)))
+    return list(found)
+
+
 def kinds(firsts: list[str], seconds: list[str]) -> dict[str, Callable[[int], tuple[str, str]]]:
     """Each kind of text: size → (reference, output)."""
     code = CODE_FILE.read_text(encoding="utf-8").splitlines()
@@ -82,7 +118,16 @@ def kinds(firsts: list[str], seconds: list[str]) -> dict[str, Callable[[int], tu
         "CJK": lambda n: (cut([CJK], n, ""), cut([CJK[::-1]], n, "")),
         "code": lambda n: (cut(code, n, "\n"), cut(code[::-1], n, "\n")),
         "repeated pattern": lambda n: (cut(["ab"], n), cut(["ba"], n)),
+        **_unrepeated(),
     }
+
+
+def _unrepeated() -> dict[str, Callable[[int], tuple[str, str]]]:
+    """The kind of prose that never repeats, when the shared data has 2M characters of it."""
+    text = " ".join(shared_texts())
+    if len(text) < 2 * SIZES[-1]:
+        return {}
+    return {"prose, no repeats": lambda n: (text[:n], text[n : 2 * n])}
 
 
 def timed_ms(fn: Callable[[], object], budget_s: float = 0.6) -> float:
