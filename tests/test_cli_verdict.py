@@ -60,7 +60,8 @@ def test_an_all_error_run_fails_in_the_database_every_view_and_the_exit_code(
         run_id = store.get_run("bad").id
         html = render_report(store, run_id)
     listed = invoke("runs", "--db", str(db))
-    assert cells(listed.stdout, run_id[:8])[3:6] == ["finished", "failed", "2"]
+    assert cells(listed.stdout, run_id[:8])[2] == "TEST"  # the source column
+    assert cells(listed.stdout, run_id[:8])[4:7] == ["finished", "failed", "2"]
     shown = invoke("show", "bad", "--db", str(db))
     assert shown.exit_code == 0, shown.output
     assert "status finished · verdict failed" in shown.stdout
@@ -305,7 +306,7 @@ def test_runs_and_show_agree_on_item_counts(tmp_path: Path) -> None:
             ]
         )
     listed = invoke("runs", "--db", str(db))
-    assert cells(listed.stdout, "live-run")[3:6] == ["running", "—", "2"]
+    assert cells(listed.stdout, "live-run")[4:7] == ["running", "—", "2"]
     shown = invoke("show", "live", "--db", str(db))
     assert "status running · verdict —" in shown.stdout
     assert "· 2 items" in shown.stdout

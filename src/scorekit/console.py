@@ -132,7 +132,7 @@ def means_text(summaries: Mapping[str, ScoreSummary]) -> str:
 def runs_table(
     runs: Sequence[tuple[RunRecord, Mapping[str, ScoreSummary], int]], *, title: str | None = None
 ) -> Table:
-    """One row per stored run: id prefix, name, start, status, verdict, items and means.
+    """One row per stored run: id prefix, name, source, start, status, verdict, items, means.
 
     Args:
         runs: each run with its summaries (from ``Store.run_summaries``) and its item count
@@ -140,12 +140,14 @@ def runs_table(
         title: the table's title.
     """
     table = Table(title=title)
-    for column in ("id", "name", "started (UTC)", "status", "verdict", "items", "means"):
+    columns = ("id", "name", "source", "started (UTC)", "status", "verdict", "items", "means")
+    for column in columns:
         table.add_column(column, no_wrap=column in ("id", "started (UTC)"))
     for record, summaries, items in runs:
         table.add_row(
             record.id[:8],
             Text(record.name or ""),
+            record.source,
             format_time(record.started_at),
             record.status,
             record.verdict or "—",
@@ -158,15 +160,18 @@ def runs_table(
 def run_heading(record: RunRecord, items: int) -> list[str]:
     """The lines above a stored run's summary table: its id and name, then how it went.
 
+    The second line: status, verdict, source (``TEST``, ``LIVE`` or ``TRACE``), start and
+    finish times, and the item count.
+
     Args:
         record: the run.
         items: distinct items with stored results.
     """
     return [
         f"run {record.id}  {record.name or ''}",
-        f"status {record.status} · verdict {record.verdict or '—'} · started "
-        f"{format_time(record.started_at)} · finished {format_time(record.finished_at)} UTC · "
-        f"{items} items",
+        f"status {record.status} · verdict {record.verdict or '—'} · source {record.source} · "
+        f"started {format_time(record.started_at)} · finished {format_time(record.finished_at)} "
+        f"UTC · {items} items",
     ]
 
 

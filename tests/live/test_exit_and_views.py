@@ -77,6 +77,10 @@ def test_runs_source_show_and_report_read_live_runs(tmp_path: Path) -> None:
     assert listed.exit_code == 0, listed.output
     assert live_id[:8] in listed.output and "length=0.4500" in listed.output
     assert "svc" in listed.output and listed.output.count("finished") == 1
+    [live_row] = [line for line in listed.output.splitlines() if live_id[:8] in line]
+    with Store(db) as store:
+        name = store.get_run(live_id).name
+    assert [cell.strip() for cell in live_row.split("│")[1:4]] == [live_id[:8], name, "LIVE"]
     everything = runner.invoke(app, ["runs", "--db", str(db)])
     assert everything.output.count("finished") == 2
     tests_only = runner.invoke(app, ["runs", "--db", str(db), "--source", "TEST"])
@@ -86,6 +90,7 @@ def test_runs_source_show_and_report_read_live_runs(tmp_path: Path) -> None:
     shown = runner.invoke(app, ["show", live_id[:8], "--db", str(db)])
     assert shown.exit_code == 0, shown.output
     assert "2 items" in shown.output and "0.4500" in shown.output
+    assert "status finished · verdict — · source LIVE · started" in shown.output
     page = tmp_path / "live.html"
     reported = runner.invoke(app, ["report", live_id, "--db", str(db), "-o", str(page)])
     assert reported.exit_code == 0, reported.output

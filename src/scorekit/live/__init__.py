@@ -3,8 +3,10 @@
 Wrap a function of the application (sync or async; a decorator or a wrapper object) with
 scorers, each with its own deterministic sampling (Mastra's: SHA-256 of the trace id, else
 the call's run id) and an optional filter on the request context. Sampled calls go on a
-bounded queue to a background worker with its own event loop; the application never waits for
-scoring and never sees its errors. Results are stored with source ``LIVE`` in one run per
+bounded queue to a background worker: a scoring process of its own when every scorer carries a
+spec (:mod:`scorekit.live.process`), else a thread with its own event loop
+(:mod:`scorekit.live.worker`); the application never waits for scoring and never sees its
+errors. Results are stored with source ``LIVE`` in one run per
 service, UTC day and set of scorers (docs/live.md).
 
 Example::

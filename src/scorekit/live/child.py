@@ -27,10 +27,12 @@ logged again in the application on the ``scorekit.live`` logger. When its input 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import logging
 import mmap
+import os
 import pickle
 import signal
 import struct
@@ -43,7 +45,7 @@ from typing import IO, Any
 from scorekit.live.worker import LiveJob, LiveWorker
 from scorekit.pipeline import Scorer
 
-__all__ = ["COUNTERS", "HEADER", "ORPHAN_CLOSE_S", "main", "read_message"]
+__all__ = ["COUNTERS", "HEADER", "NICE", "ORPHAN_CLOSE_S", "main", "read_message"]
 
 HEADER = struct.Struct(">I")
 """The length prefix of each message (4 bytes, big-endian)."""
@@ -51,6 +53,10 @@ HEADER = struct.Struct(">I")
 COUNTERS = struct.Struct("<8q")
 """The published counters: queued, scored, failed, pending, abandoned, dropped, flushed token,
 closed."""
+
+NICE = 10
+"""How much the scoring process lowers its scheduling priority (``os.nice``): on a busy machine
+the application's threads get the cores first, and scoring waits."""
 
 ORPHAN_CLOSE_S = 5.0
 """Seconds an orphaned scoring process (its input closed without ``close``) goes on scoring."""
@@ -72,7 +78,7 @@ def read_message(stream: IO[bytes]) -> Any:
     return pickle.loads(body)
 
 
-class _Stopped(Exception):
+class _Stopped(BaseException):  # not an Exception: no handler of a message swallows it
     """SIGTERM arrived: stop reading, close the worker now."""
 
 
@@ -115,6 +121,8 @@ def main() -> None:
     if not isinstance(first, tuple) or first[0] != "init":
         return
     settings: Mapping[str, Any] = first[1]
+    with contextlib.suppress(OSError):  # background work: the application's threads come first
+        os.nice(NICE)
     sys.path[:0] = [p for p in settings["path"] if p not in sys.path]
 
     from scorekit.store import Store

@@ -63,6 +63,7 @@ look takes the application's interpreter lock once, so they are few."""
 _BATCH = 2000  # messages the feeder takes per look at most
 EXIT_GRACE_S = 2.0
 """Seconds past ``close``'s timeout the child gets to exit, and again after ``SIGTERM``."""
+_AFTER_CLOSE = ("calls", "dropped", "not_sampled")  # what calls made after close still count
 _APP_COUNTS = ("calls", "queued", "dropped", "not_sampled", "failed", "abandoned", "lost")
 
 
@@ -78,9 +79,8 @@ class ProcessWorker:
 
     Args:
         store_url: the SQLAlchemy URL of the store the child records the runs in.
-        queue_size: most jobs queued in the application at once (>= 1); past it jobs are
-            dropped and counted. The pipe and the child hold a few more (the child's own queue
-            takes ``2 * concurrency``).
+        queue_size: most jobs waiting in the child (>= 1), and in the application while the
+            child starts or its pipe is full; past it jobs are dropped and counted.
         concurrency: jobs the child scores at once (>= 1).
         scorer_timeout: seconds one code-scorer call may take (``None``: no limit).
     """
@@ -104,6 +104,7 @@ class ProcessWorker:
         self._sent = 0  # jobs written to the child (the feeder's)
         self._settled = 0  # jobs that never reached the child: their item could not be built
         self._final: LiveStats | None = None
+        self._at_close: dict[str, int] = {}
         self._closed = False
         self._closing = False
         self._dead = threading.Event()  # the child has exited (or never started)
@@ -161,11 +162,9 @@ class ProcessWorker:
     def stats(self) -> LiveStats:
         """The counters now (the child's as it last published them)."""
         if self._final is not None:  # closed: only the application's counters still move
+            since = {name: self._mine(name) - self._at_close[name] for name in _AFTER_CLOSE}
             return dataclasses.replace(
-                self._final,
-                calls=self._mine("calls"),
-                dropped=self._mine("dropped"),
-                not_sampled=self._mine("not_sampled"),
+                self._final, **{name: getattr(self._final, name) + since[name] for name in since}
             )
         c_queued, c_scored, c_failed, c_pending, c_abandoned, c_dropped, _, _ = self._read()
         mine = {name: self._mine(name) for name in _APP_COUNTS}
@@ -188,10 +187,10 @@ class ProcessWorker:
 
         Returns:
             Whether that happened within ``timeout`` seconds (``None``: no limit); ``False``
-            at once when the child is dead.
+            at once when the child died unasked.
         """
-        if self._dead.is_set():
-            return self.stats().pending == 0
+        if self._dead.is_set():  # crashed: what it had is lost; closed: what is left is counted
+            return self._closed and self.stats().pending == 0
         token = next(self._tokens)
         self._queue.put(("flush", token))
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -204,10 +203,11 @@ class ProcessWorker:
     def close(self, timeout: float | None) -> LiveStats:
         """Refuse new jobs; let the child score what is queued for up to ``timeout`` seconds.
 
-        The child then closes its runs and exits. One still running :data:`EXIT_GRACE_S` after
-        the timeout is terminated (``SIGTERM``: it stops scoring, writes what it scored, and
-        exits; killed when it has not within :data:`EXIT_GRACE_S` more). What was never scored
-        is counted as ``abandoned``.
+        The child then stops scoring, finishes its runs and exits. One still running
+        :data:`EXIT_GRACE_S` after the timeout is sent ``SIGTERM`` (a child still reading its
+        input then closes at once; one stuck closing, say behind a code scorer that never
+        returns, ends) and killed :data:`EXIT_GRACE_S` later. What was never scored is counted
+        as ``abandoned``; what was stored stays stored.
 
         Returns:
             The final counters.
@@ -236,6 +236,7 @@ class ProcessWorker:
         self._dead.set()
         self.count("abandoned", self.stats().pending)  # never reached the child's worker
         self._final = self.stats()
+        self._at_close = {name: self._mine(name) for name in _AFTER_CLOSE}
         self._shared.close()
         shutil.rmtree(self._folder, ignore_errors=True)
         return self._final

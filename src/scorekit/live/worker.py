@@ -1,5 +1,9 @@
 """The background worker of live scoring: a bounded queue and a thread with its own event loop.
 
+It scores, in the application's interpreter, the functions whose scorers have no spec (and
+all of them with ``LiveScoring(worker="thread")``); the scoring process
+(:mod:`scorekit.live.child`) runs one of its own for the others.
+
 The application's thread only puts a job on the queue (``put_nowait``: a few microseconds);
 it never waits for scoring and never sees its errors. A full queue drops the job and counts
 it. One daemon thread runs an event loop of its own (through :func:`scorekit._sync.run_sync`,
