@@ -47,6 +47,23 @@ def test_a_dataframe_is_data_with_nan_as_missing() -> None:
     assert all(r.status == "ok" for o in got.values() for r in o.scorer_results.values())
 
 
+def test_a_dataframe_of_questions_runs_through_a_target_without_an_output_column() -> None:
+    frame = pd.DataFrame({"input": ["abc", "abcdefgh", math.nan]})
+    result = run_evals_sync(frame, [length_scorer()], target=lambda q: f"{q}!")
+    got = {o.item.id: o for o in result.items}
+    assert {i: o.scorer_results["length"].score for i, o in got.items() if i != "2"} == {
+        "0": 0.4,
+        "1": 0.9,
+    }
+    # a row with no input (NaN) has nothing to give the target: that item's error, by row
+    assert got["2"].scorer_results["length"].status == "error"
+    assert "'input'" in (got["2"].scorer_results["length"].error.message or "")  # type: ignore[union-attr]
+    # without a target the output column is still required, before any row is read
+    with pytest.raises(ConfigError) as raised:
+        run_evals_sync(frame, [length_scorer()])
+    assert raised.value.field == "output"
+
+
 def test_frame_items_maps_columns_like_files_and_names_rows_by_index() -> None:
     frame = pd.DataFrame(
         {"question": ["q1", "q2"], "answer": ["a1", None], "label": [3, 4]}, index=[10, 11]

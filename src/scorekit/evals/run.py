@@ -97,7 +97,7 @@ class _Run:
         self.show_progress = check_progress(progress)
         self.total = total_of(data)
         self.job = ItemJob(scorers, target, scorer_timeout)  # type: ignore[arg-type]  # checked
-        self.source = ItemSource(data)
+        self.source = ItemSource(data, require_output=target is None)
         self.executor = _executor(executor, concurrency)
         if target is not None and not callable(target):
             raise ConfigError(

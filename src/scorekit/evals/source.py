@@ -26,6 +26,8 @@ class ItemSource:
         data: an iterable or async iterable of entries (mappings or ``EvalItem`` objects), or
             a pandas DataFrame, read row by row with the column mapping of dataset files
             (:func:`scorekit.frames.frame_items`; a missing cell is a missing field).
+        require_output: a DataFrame must have an ``output`` column; off when a target makes
+            the outputs (its rows then need the ``input`` column instead), as for files.
 
     Raises:
         ConfigError: ``data`` is a string, bytes, a mapping or not iterable at all
@@ -36,12 +38,15 @@ class ItemSource:
         read: entries read so far.
     """
 
-    def __init__(self, data: Iterable[Any] | AsyncIterator[Any]) -> None:
+    def __init__(
+        self, data: Iterable[Any] | AsyncIterator[Any], *, require_output: bool = True
+    ) -> None:
         pandas = sys.modules.get("pandas")  # a DataFrame iterates its column names: its rows
         if pandas is not None and isinstance(data, pandas.DataFrame):
+            from scorekit.dataset import FieldMap
             from scorekit.frames import frame_items
 
-            data = frame_items(data)
+            data = frame_items(data, fields=FieldMap(output_required=require_output))
         if isinstance(data, (str, bytes, Mapping)):
             raise ConfigError(
                 f"data must be an iterable of items, not a single {type(data).__name__}",
