@@ -91,6 +91,7 @@ def test_runs_page_pages(client: TestClient) -> None:
     [
         ("source=BATCH", "source must be one of TEST, LIVE, TRACE, not &#39;BATCH&#39;"),
         ("since=yesterday", "since must be a day as YYYY-MM-DD"),
+        ("until=9999-12-31", "until must be a day before 9999-12-31"),
         ("since=2020-02-02&until=2020-01-01", "since (2020-02-02) is after until (2020-01-01)"),
         ("page=0", "page must be from 1 to"),
         ("size=501", "size must be from 1 to 500, not 501"),

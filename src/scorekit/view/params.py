@@ -74,9 +74,12 @@ def _date(params: Mapping[str, str], name: str) -> date | None:
     if raw is None:
         return None
     try:
-        return date.fromisoformat(raw)
+        day = date.fromisoformat(raw)
     except ValueError:
         raise ConfigError(f"{name} must be a day as YYYY-MM-DD, not {raw!r}", field=name) from None
+    if day == date.max:  # the day after it (the end of an ``until`` day) does not exist
+        raise ConfigError(f"{name} must be a day before {date.max}, not {raw!r}", field=name)
+    return day
 
 
 def _scorer(params: Mapping[str, str], name: str, scorer_ids: Sequence[str]) -> str | None:
