@@ -60,14 +60,31 @@ def test_run_writes_junit_and_markdown(tmp_path: Path) -> None:
     assert f"stored in `sqlite:///{db}`" in text
 
 
-def test_an_unwritable_ci_file_is_an_error_naming_the_option(tmp_path: Path) -> None:
+def test_output_files_are_checked_before_anything_is_scored(tmp_path: Path) -> None:
     data = _dataset(tmp_path / "d.jsonl", ["hello world"])
     (tmp_path / "dir").mkdir()
-    result = _cli(
-        "run", str(data), "-s", "content-similarity", "--no-store", "--junit", str(tmp_path / "dir")
-    )
-    assert result.exit_code == 3
-    assert "--junit" in result.output and "cannot write there" in result.output
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    db = tmp_path / "r.db"
+    before = data.read_bytes()
+    cases = [
+        (["--junit", str(tmp_path / "dir")], "--junit", "is a directory"),
+        (["--markdown", str(data)], "--markdown", "is the dataset itself"),
+        (["--junit", str(data)], "--junit", "is the dataset itself"),
+        (["--report", str(data)], "--report", "is the dataset itself"),
+        (
+            ["--junit", str(tmp_path / "x"), "--markdown", str(tmp_path / "x")],
+            "--markdown and --junit",
+            "name the same file",
+        ),
+        (["--junit", str(blocker / "r.xml")], "--junit", "cannot write there"),
+    ]
+    for flags, option, words in cases:
+        result = _cli("run", str(data), "-s", "content-similarity", "--db", str(db), *flags)
+        assert result.exit_code == 2, (flags, result.output)
+        assert option in result.output and words in result.output, (flags, result.output)
+    assert data.read_bytes() == before  # the dataset is never overwritten
+    assert not db.exists()  # refused before the store was opened: nothing was scored
 
 
 def test_compare_fails_on_a_regression_larger_than_delta(tmp_path: Path) -> None:

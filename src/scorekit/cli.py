@@ -15,6 +15,7 @@ anything is scored, 3 the run began but stopped on an error, 130 interrupted by 
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import uuid
 from pathlib import Path
@@ -93,16 +94,49 @@ def _count_records(path: Path, header: bool) -> int | None:
     return max(lines - (1 if header and path.suffix.lower() in (".csv", ".tsv") else 0), 0)
 
 
-def _open_sink(out: Path, *inputs: Path) -> TextIO:
-    """Open the results file, refusing an input (dataset, config) and unwritable paths."""
-    for source in inputs:
-        if out.exists() and source.exists() and out.resolve() == source.resolve():
-            what = "config" if source.suffix.lower() in (".yaml", ".yml") else "dataset"
-            raise ConfigError(f"--out {out} is the {what} itself; choose another file", field="out")
-    if out.is_dir():
-        raise ConfigError(f"--out {out} is a directory; give a file name", field="out")
+def _check_outputs(named: dict[str, Path | None], *inputs: Path) -> None:
+    """Refuse, before anything is scored, an output file that cannot be written as asked.
+
+    Args:
+        named: option name (``out``, ``report``, ``junit``, ``markdown``) → its path, if given.
+        inputs: the files the run reads (dataset, config): never overwritten.
+
+    Raises:
+        ConfigError: (``field`` the option) a path is an input, a folder, the file of another
+            output option, or in a place that cannot be written.
+    """
+    taken: dict[Path, str] = {}
+    for option, path in named.items():
+        if path is None:
+            continue
+        resolved = path.resolve()
+        for source in inputs:
+            if source.exists() and resolved == source.resolve():
+                what = "config" if source.suffix.lower() in (".yaml", ".yml") else "dataset"
+                raise ConfigError(
+                    f"--{option} {path} is the {what} itself; choose another file", field=option
+                )
+        if resolved in taken:
+            raise ConfigError(
+                f"--{option} and --{taken[resolved]} name the same file {path}; give each its own",
+                field=option,
+            )
+        taken[resolved] = option
+        if path.is_dir():
+            raise ConfigError(f"--{option} {path} is a directory; give a file name", field=option)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(
+                f"--{option} {path}: cannot write there ({exc.strerror})", field=option
+            ) from exc
+        if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+            raise ConfigError(f"--{option} {path}: cannot write there", field=option)
+
+
+def _open_sink(out: Path) -> TextIO:
+    """Open the results file (:func:`_check_outputs` has checked its path)."""
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
         # backslashreplace writes a lone surrogate (legal in JSON text) as its JSON escape
         return out.open("w", encoding="utf-8", errors="backslashreplace")
     except OSError as exc:
@@ -293,6 +327,11 @@ def run(
             raise ConfigError(
                 "--report reads the stored run; drop --no-store (or --report)", field="report"
             )
+        _check_outputs(
+            {"out": out, "report": plan.report, "junit": junit, "markdown": markdown},
+            plan.path,
+            data,
+        )
         plan.check()  # reads the first record: an empty dataset or a missing field stops here
         store = None if no_store else Store(plan.db)
     except ScorekitError as exc:
@@ -300,7 +339,7 @@ def run(
     try:
         # the run's id is known before it starts: the --out rows carry it
         run_id = store.get_run(resume).id if store is not None and resume else str(uuid.uuid4())
-        sink = _open_sink(out, plan.path, data) if out is not None else None
+        sink = _open_sink(out) if out is not None else None
     except ScorekitError as exc:
         if store is not None:
             store.close()
