@@ -194,10 +194,19 @@ def pytest_runtest_protocol(
     item: pytest.Item, nextitem: pytest.Item | None
 ) -> Generator[None, object, object]:
     """Record the test's score checks (setup, call and teardown) in the session."""
+    from scorekit.errors import ConfigError
     from scorekit.testing import recording
 
-    with recording(_sink(item.config.stash[_STATE], item)):
-        return (yield)
+    state = item.config.stash[_STATE]
+    with recording(_sink(state, item)):
+        outcome = yield
+    try:  # a marked test that records no score still counts: its thresholds gated nothing
+        group = _group(item)
+    except ConfigError:  # a malformed marker fails the test that records a score under it
+        group = None
+    if group is not None:
+        state.session_scores().groups.setdefault(*group)
+    return outcome
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -224,12 +233,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     config = session.config
     state = config.stash[_STATE]
     if hasattr(config, "workerinput"):  # an xdist worker: the controller does the rest
-        if state.scores is not None and state.scores.checks:
+        if state.scores is not None and (state.scores.checks or state.scores.groups):
             config.workeroutput[_OUTPUT_KEY] = state.scores.to_json()  # type: ignore[attr-defined]
         return
     scores = state.scores
     if scores is None or not scores.checks:
-        return
+        return  # nothing to store (a marked test's unchecked thresholds: the summary says so)
     state.marker_failures = scores.marker_failures()
     if state.marker_failures and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
@@ -277,6 +286,7 @@ def _summary_lines(state: _State, width: int) -> list[str]:
                 lines.append(f"      error: {result.error.type}: {_short(result.error.message)}")
     for group, reasons in state.marker_failures.items():
         lines.append(f"FAILED thresholds of {group}: {'; '.join(reasons)}")
+    lines.extend(_unchecked_lines(scores))
     if state.run is not None:
         lines.append(f"stored: run {state.run[0]} in {state.run[1]}")
     if state.store_error is not None:
@@ -287,12 +297,26 @@ def _summary_lines(state: _State, width: int) -> list[str]:
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     """Print the session's scores: the summary table, the failing items, the marker gates."""
     state = config.stash[_STATE]
-    if hasattr(config, "workerinput") or state.scores is None or not state.scores.checks:
+    if hasattr(config, "workerinput") or state.scores is None:
+        return
+    if not state.scores.checks:  # only marked tests that scored nothing
+        lines = _unchecked_lines(state.scores)
+        if lines:
+            terminalreporter.write_sep("=", "scorekit")
+            for line in lines:
+                terminalreporter.write_line(line, yellow=True)
         return
     terminalreporter.write_sep("=", "scorekit")
     for line in _summary_lines(state, terminalreporter._tw.fullwidth):
         red = line.startswith(("FAILED", "the session's run was not stored"))
-        terminalreporter.write_line(line, red=red)
+        terminalreporter.write_line(line, red=red, yellow=line.startswith("thresholds of"))
+
+
+def _unchecked_lines(scores: SessionScores) -> list[str]:
+    return [
+        f"thresholds of {group} not checked: none of its cases recorded a score"
+        for group in scores.unchecked_markers()
+    ]
 
 
 @pytest.fixture(scope="session")

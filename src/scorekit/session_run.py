@@ -204,6 +204,8 @@ class SessionScores:
         failed: dict[str, list[str]] = {}
         for group, thresholds in self.groups.items():
             members = self.members.get(group, [])
+            if not members:  # no case scored anything: nothing to gate (unchecked_markers)
+                continue
             summaries = self.summaries(members)
             limits: dict[str, float] = {}
             reasons: list[str] = []
@@ -218,6 +220,13 @@ class SessionScores:
             if reasons:
                 failed[group] = reasons
         return failed
+
+    def unchecked_markers(self) -> list[str]:
+        """The marked tests none of whose cases recorded a score (all skipped, or none asked).
+
+        Their thresholds gate nothing; the session's summary says so.
+        """
+        return [group for group in self.groups if not self.members.get(group)]
 
     def verdict(self) -> Literal["passed", "failed"]:
         """``failed`` when an assertion or a marker failed, or a scorer got no ``ok`` result."""

@@ -186,7 +186,7 @@ def _failure(result: ScorerRunResult, bound: Bound, allow_skipped: bool) -> str 
     if result.status == "error":
         return "error"
     if result.status == "skipped":
-        return None if allow_skipped else "skipped (allow_skipped=True allows it)"
+        return None if allow_skipped else "skipped, which fails unless allow_skipped=True"
     score = result.score
     assert score is not None  # an ok result has a finite score
     if bound.holds(score):

@@ -225,6 +225,38 @@ def test_marker_passing_keeps_exit_code_zero(project: pytest.Pytester) -> None:
     assert "FAILED thresholds" not in result.stdout.str()
 
 
+UNSCORED = """
+import pytest
+
+@pytest.mark.scorekit(thresholds={"length": 0.5})
+@pytest.mark.parametrize("text", ["abcde", "ab"])
+def test_never_scores(text):
+    assert text
+
+@pytest.mark.scorekit(thresholds={"length": 0.5})
+@pytest.mark.parametrize("text", ["abcde"])
+def test_all_skipped(text):
+    pytest.skip("no judge")
+"""
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]])
+def test_a_marker_whose_cases_scored_nothing_says_its_thresholds_were_not_checked(
+    project: pytest.Pytester, workers: list[str]
+) -> None:
+    project.makepyfile(test_unscored=UNSCORED)
+    result = project.runpytest_subprocess("-p", "no:cacheprovider", *workers)
+    result.assert_outcomes(passed=2, skipped=1)
+    assert result.ret == 0  # nothing failed; nothing was gated either, and the summary says so
+    out = result.stdout.str()
+    for test in ("test_never_scores", "test_all_skipped"):
+        assert (
+            f"thresholds of test_unscored.py::{test} not checked: none of its cases recorded "
+            "a score" in out
+        )
+    assert not (project.path / ".scorekit" / "scorekit.db").exists()  # no score, no run
+
+
 def test_a_bad_marker_is_an_error_naming_the_field(project: pytest.Pytester) -> None:
     project.makepyfile(
         test_bad="""
