@@ -49,3 +49,8 @@ def _no_real_judges(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(socket.socket, "connect_ex", _guarded_connect_ex)
     with forbid_remote_requests():
         yield
+
+
+# PostgreSQL: a server of the tests' own (tests/pgserver.py); `store_db` runs a test on both
+# backends, `postgres_url` on PostgreSQL only
+from tests.pgserver import postgres_server, postgres_url, store_db  # noqa: E402, F401

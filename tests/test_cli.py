@@ -180,8 +180,8 @@ def test_flag_form_still_works_with_thresholds(tmp_path: Path) -> None:
     assert "give --scorer" in missing.stderr
 
 
-def test_runs_show_compare_and_report(tmp_path: Path) -> None:
-    db = tmp_path / "c.db"
+def test_runs_show_compare_and_report(tmp_path: Path, store_db: str | Path) -> None:
+    db = store_db
     first = write_jsonl(
         tmp_path / "one.jsonl",
         [
@@ -260,8 +260,8 @@ def test_runs_show_compare_and_report(tmp_path: Path) -> None:
     assert "no run 'zzzz'" in unknown.stderr
 
 
-def test_resume_from_the_command_line(tmp_path: Path) -> None:
-    db = tmp_path / "r.db"
+def test_resume_from_the_command_line(tmp_path: Path, store_db: str | Path) -> None:
+    db = store_db
     data = write_jsonl(tmp_path / "d.jsonl", [{"id": "x", "input": "a", "output": "a"}])
     first = invoke("run", str(data), "-s", "content-similarity", "--db", str(db))
     assert first.exit_code == 0
@@ -418,13 +418,13 @@ def _means_in_show(stdout: str, scorer_ids: list[str]) -> dict[str, str]:
     return found
 
 
-def test_runs_and_show_print_the_same_means(tmp_path: Path) -> None:
+def test_runs_and_show_print_the_same_means(tmp_path: Path, store_db: str | Path) -> None:
     from datetime import datetime, timezone
 
     from scorekit import create_scorer
     from scorekit.evals import run_evals_sync
 
-    db = tmp_path / "m.db"
+    db = store_db
     thirds = create_scorer("thirds", description="len / 3").generate_score(
         lambda ctx: len(ctx.run.output) / 3
     )

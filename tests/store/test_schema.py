@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from sqlalchemy import inspect, text
+
 from scorekit import create_scorer
 from scorekit.evals import run_evals_sync
 from scorekit.pipeline import StepContext
@@ -12,33 +14,46 @@ from scorekit.store import Store
 from scorekit.store.tables import add_missing_columns
 
 
-def _columns(db: Path, table: str) -> dict[str, tuple[int, str | None]]:
-    with sqlite3.connect(db) as conn:
-        return {row[1]: (row[3], row[4]) for row in conn.execute(f"pragma table_info({table})")}
+def _columns(store: Store, table: str) -> dict[str, tuple[bool, str | None]]:
+    """Column name -> (nullable, default) as the database reports it."""
+    found = inspect(store._engine).get_columns(table)
+    return {c["name"]: (bool(c["nullable"]), c["default"]) for c in found}
 
 
-def test_an_older_database_gains_the_new_columns(tmp_path: Path) -> None:
-    db = tmp_path / "old.db"
-    Store(db).close()
-    with sqlite3.connect(db) as conn:  # what a database written before these columns looks like
-        conn.execute("alter table results drop column expected_trajectory")
-        conn.execute("alter table results drop column additional_context")
-        conn.execute("alter table runs drop column source")
-        conn.execute(
-            "insert into runs (id, status, started_at, scorers, total_items) "
-            "values ('r1', 'finished', '2026-01-01 00:00:00', '[]', 0)"
-        )
-    assert "expected_trajectory" not in _columns(db, "results")
-    with Store(db) as store:
+def test_an_older_database_gains_the_new_columns_and_indexes(store_db: str | Path) -> None:
+    with Store(store_db) as store:
+        with store._engine.begin() as conn:  # what a database written before these looks like
+            conn.execute(text("drop index ix_results_run_scorer_status"))
+            conn.execute(text("drop index ix_results_run_id"))  # as before it existed
+            conn.execute(text("alter table results drop column expected_trajectory"))
+            conn.execute(text("alter table results drop column additional_context"))
+            conn.execute(text("alter table runs drop column source"))
+            conn.execute(
+                text(
+                    "insert into runs (id, status, started_at, scorers, total_items) "
+                    "values ('r1', 'finished', '2026-01-01 00:00:00', '[]', 0)"
+                )
+            )
+        assert "expected_trajectory" not in _columns(store, "results")
+    with Store(store_db) as store:
         assert store.get_run("r1").source == "TEST"  # NOT NULL column added with its default
-    assert _columns(db, "runs")["source"] == (1, "'TEST'")
-    assert {"expected_trajectory", "additional_context"} <= set(_columns(db, "results"))
-    with Store(db) as store:  # a second open adds nothing
+        nullable, default = _columns(store, "runs")["source"]
+        assert not nullable
+        assert default is not None and default.startswith("'TEST'")  # PostgreSQL: ::character
+        assert {"expected_trajectory", "additional_context"} <= set(_columns(store, "results"))
+        indexes = {ix["name"] for ix in inspect(store._engine).get_indexes("results")}
+        assert indexes == {
+            "ix_results_run_item_scorer",
+            "ix_results_run_scorer_status",
+            "ix_results_trace_span",
+            "ix_results_run_id",
+        }
+    with Store(store_db) as store:  # a second open adds nothing
         assert add_missing_columns(store._engine) == []
 
 
 def test_expected_trajectory_and_additional_context_reach_the_scorer_and_the_store(
-    tmp_path: Path,
+    store_db: str | Path,
 ) -> None:
     def seen(ctx: StepContext) -> float:
         return float(len(ctx.run.expected_trajectory["steps"]) + ctx.run.additional_context["n"])
@@ -51,12 +66,12 @@ def test_expected_trajectory_and_additional_context_reach_the_scorer_and_the_sto
         "expected_trajectory": {"steps": [{"stepType": "tool_call", "name": "search"}]},
         "additional_context": {"n": 2},
     }
-    result = run_evals_sync([item], [scorer], store=tmp_path / "runs.db")
+    result = run_evals_sync([item], [scorer], store=store_db)
     assert result.items[0].scorer_results["seen"].score == 3.0
     scored = result.items[0].scorer_results["seen"]
     assert scored.expected_trajectory == item["expected_trajectory"]
     assert scored.additional_context == {"n": 2}
-    with Store(tmp_path / "runs.db") as store:
+    with Store(store_db) as store:
         (row,) = store.results(result.run_id)
         assert row.expected_trajectory == item["expected_trajectory"]
         assert row.additional_context == {"n": 2}

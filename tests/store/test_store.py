@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -11,6 +10,7 @@ from scorekit.evals import run_evals_sync
 from scorekit.store import Store, resolve_url
 
 from ..evalkit import failing_on, judged_scorer, length_scorer
+from ..pgserver import plain_query
 
 ITEMS = [
     {"id": "a", "input": "q1", "output": "abcde", "ground_truth": "g", "metadata": {"k": 1}},
@@ -37,8 +37,8 @@ def test_password_is_masked_in_errors() -> None:
     assert "secret" not in caught.value.url
 
 
-def test_a_run_is_stored_with_every_field(tmp_path: Path) -> None:
-    db = tmp_path / "runs.db"
+def test_a_run_is_stored_with_every_field(store_db: str | Path) -> None:
+    db = store_db
     result = run_evals_sync(
         ITEMS,
         [length_scorer(), failing_on({"ab"})],
@@ -48,10 +48,9 @@ def test_a_run_is_stored_with_every_field(tmp_path: Path) -> None:
         max_error_rate={"picky": 0.5},
         config={"dataset": "inline"},
     )
-    # read with plain sqlite3: the file is a real database others can open
-    with sqlite3.connect(db) as conn:
-        assert conn.execute("select count(*) from results").fetchone() == (6,)
-        assert conn.execute("select distinct source from results").fetchall() == [("TEST",)]
+    # read with the plain driver: the database is a real one others can open
+    assert plain_query(db, "select count(*) from results") == [(6,)]
+    assert plain_query(db, "select distinct source from results") == [("TEST",)]
     with Store(db) as store:
         run = store.get_run(result.run_id)
         assert run.name == "first"
@@ -95,11 +94,11 @@ def test_a_run_is_stored_with_every_field(tmp_path: Path) -> None:
         assert a.created_at.tzinfo is not None
 
 
-def test_step_results_prompts_and_usage_round_trip(tmp_path: Path) -> None:
+def test_step_results_prompts_and_usage_round_trip(store_db: str | Path) -> None:
     from ..evalkit import CachingModel
 
-    result = run_evals_sync(ITEMS[:1], [judged_scorer(CachingModel())], store=tmp_path / "j.db")
-    with Store(tmp_path / "j.db") as store:
+    result = run_evals_sync(ITEMS[:1], [judged_scorer(CachingModel())], store=store_db)
+    with Store(store_db) as store:
         (row,) = store.results(result.run_id)
     assert row.analyze_step_result == {"verdict": "yes"}
     assert row.prompts == {"analyze": "Is this fine? abcde", "generate_reason": "Explain."}
@@ -108,8 +107,8 @@ def test_step_results_prompts_and_usage_round_trip(tmp_path: Path) -> None:
     assert (row.judge_usage.input_tokens, row.judge_usage.output_tokens) == (20, 6)
 
 
-def test_runs_list_newest_first_and_resolve_prefixes(tmp_path: Path) -> None:
-    db = tmp_path / "r.db"
+def test_runs_list_newest_first_and_resolve_prefixes(store_db: str | Path) -> None:
+    db = store_db
     with Store(db) as store:
         for n, run_id in enumerate(["aaaa1111", "aaaa2222", "bbbb3333"]):
             store.start_run(
@@ -131,8 +130,8 @@ def test_runs_list_newest_first_and_resolve_prefixes(tmp_path: Path) -> None:
             store.get_run("%")
 
 
-def test_scorer_stats_and_compare(tmp_path: Path) -> None:
-    db = tmp_path / "c.db"
+def test_scorer_stats_and_compare(store_db: str | Path) -> None:
+    db = store_db
     first = run_evals_sync(ITEMS, [length_scorer(), failing_on(set())], store=db, concurrency=1)
     changed = [
         {**ITEMS[0], "output": "abc"},  # 0.5 -> 0.3
@@ -161,13 +160,13 @@ def test_scorer_stats_and_compare(tmp_path: Path) -> None:
 
 
 def test_a_run_is_found_by_its_name_and_an_ambiguous_reference_lists_the_runs(
-    tmp_path: Path,
+    store_db: str | Path,
 ) -> None:
     from datetime import datetime, timezone
 
     from scorekit.errors import StoreError
 
-    with Store(tmp_path / "n.db") as store:
+    with Store(store_db) as store:
         for run_id, name, second in (("aa11", "nightly", 1), ("bb22", "nightly", 2)):
             store.start_run(
                 run_id,

@@ -47,8 +47,8 @@ def same_statistics(a: ScoreSummary, b: ScoreSummary) -> None:
     assert a.histogram() == b.histogram()
 
 
-def test_an_ended_run_reads_its_totals_which_are_its_rows(tmp_path: Path) -> None:
-    db = tmp_path / "s.db"
+def test_an_ended_run_reads_its_totals_which_are_its_rows(store_db: str | Path) -> None:
+    db = store_db
     result = run_evals_sync(ITEMS, [length_scorer(), failing_on({"ab"})], store=db)
     with Store(db) as store:
         run = store.get_run(result.run_id)
@@ -65,8 +65,8 @@ def test_an_ended_run_reads_its_totals_which_are_its_rows(tmp_path: Path) -> Non
     assert summaries["length"].mean == pytest.approx(0.5)
 
 
-def test_a_running_run_is_read_from_its_rows(tmp_path: Path) -> None:
-    with Store(tmp_path / "r.db") as store:
+def test_a_running_run_is_read_from_its_rows(store_db: str | Path) -> None:
+    with Store(store_db) as store:
         store.start_run("run1", name="live", scorers=[{"id": "s"}, {"id": "t"}])
         store.write_results(rows("run1", [("a", "s", "ok", 0.25), ("b", "s", "error", None)]))
         first = store.run_summaries("run1")
@@ -81,8 +81,8 @@ def test_a_running_run_is_read_from_its_rows(tmp_path: Path) -> None:
     assert second["s"].mean == 0.5
 
 
-def test_totals_are_computed_from_the_rows_when_the_run_ends(tmp_path: Path) -> None:
-    with Store(tmp_path / "f.db") as store:
+def test_totals_are_computed_from_the_rows_when_the_run_ends(store_db: str | Path) -> None:
+    with Store(store_db) as store:
         store.start_run("run1", name=None, scorers=[{"id": "s"}])
         store.write_results(rows("run1", [("a", "s", "ok", 0.25), ("b", "s", "skipped", None)]))
         store.finish_run(
@@ -99,8 +99,8 @@ def test_totals_are_computed_from_the_rows_when_the_run_ends(tmp_path: Path) -> 
     assert (summaries["s"].mean, summaries["s"].maximum) == (0.25, 0.25)
 
 
-def test_a_resumed_run_counts_rows_its_data_no_longer_holds(tmp_path: Path) -> None:
-    db = tmp_path / "p.db"
+def test_a_resumed_run_counts_rows_its_data_no_longer_holds(store_db: str | Path) -> None:
+    db = store_db
     first = run_evals_sync(ITEMS, [length_scorer(), failing_on({"ab"})], store=db)
     # resumed with only item a: item b's error row stays stored, and the totals count it (the
     # run loop's in-memory count does not: it only re-counts stored ok and skipped pairs)
@@ -114,8 +114,8 @@ def test_a_resumed_run_counts_rows_its_data_no_longer_holds(tmp_path: Path) -> N
     assert summaries["picky"].counts == {"ok": 2, "skipped": 0, "error": 1}
 
 
-def test_reopening_a_run_clears_its_totals(tmp_path: Path) -> None:
-    db = tmp_path / "o.db"
+def test_reopening_a_run_clears_its_totals(store_db: str | Path) -> None:
+    db = store_db
     result = run_evals_sync(ITEMS, [length_scorer()], store=db)
     with Store(db) as store:
         store.reopen_run(result.run_id)
@@ -137,9 +137,9 @@ def test_reopening_a_run_clears_its_totals(tmp_path: Path) -> None:
     ],
 )
 def test_totals_the_rule_cannot_trust_give_way_to_the_rows(
-    tmp_path: Path, totals: dict[str, Any]
+    store_db: str | Path, totals: dict[str, Any]
 ) -> None:
-    db = tmp_path / "t.db"
+    db = store_db
     result = run_evals_sync(ITEMS, [length_scorer()], store=db)
     with Store(db) as store:
         with store._engine.begin() as conn:
@@ -150,8 +150,8 @@ def test_totals_the_rule_cannot_trust_give_way_to_the_rows(
     assert summaries["length"].counts == {"ok": 3, "skipped": 0, "error": 0}
 
 
-def test_compare_reads_the_same_summaries(tmp_path: Path) -> None:
-    db = tmp_path / "c.db"
+def test_compare_reads_the_same_summaries(store_db: str | Path) -> None:
+    db = store_db
     first = run_evals_sync(ITEMS, [length_scorer()], store=db)
     with Store(db) as store:
         store.start_run("live", name=None, scorers=[{"id": "length"}])
@@ -165,8 +165,8 @@ def test_compare_reads_the_same_summaries(tmp_path: Path) -> None:
     assert changes[0].mean_b == 0.125
 
 
-def test_unknown_runs_and_damaged_rows_raise_store_errors(tmp_path: Path) -> None:
-    with Store(tmp_path / "u.db") as store:
+def test_unknown_runs_and_damaged_rows_raise_store_errors(store_db: str | Path) -> None:
+    with Store(store_db) as store:
         with pytest.raises(StoreError, match="no run 'nope'"):
             store.run_summaries("nope")
         store.start_run("run1", name=None, scorers=[{"id": "s"}])

@@ -33,8 +33,8 @@ def counting(scorer_id: str, calls: list[str], fail: frozenset[str] = frozenset(
     return create_scorer(scorer_id, description="counts its calls").generate_score(score)
 
 
-def test_resume_reruns_only_failed_pairs(tmp_path: Path) -> None:
-    db = tmp_path / "r.db"
+def test_resume_reruns_only_failed_pairs(store_db: str | Path) -> None:
+    db = store_db
     first_calls: list[str] = []
     first = run_evals_sync(
         ITEMS,
@@ -69,9 +69,9 @@ def test_resume_reruns_only_failed_pairs(tmp_path: Path) -> None:
 
 
 def test_resume_continues_items_never_reached_without_calling_the_target(
-    tmp_path: Path,
+    store_db: str | Path,
 ) -> None:
-    db = tmp_path / "p.db"
+    db = store_db
     asked: list[str] = []
 
     def target(question: str) -> str:
@@ -88,15 +88,15 @@ def test_resume_continues_items_never_reached_without_calling_the_target(
     assert resumed.scores["length"] == pytest.approx((0.2 + 0.3 + 0.4) / 3)
 
 
-def test_resume_needs_the_same_scorers(tmp_path: Path) -> None:
-    db = tmp_path / "s.db"
+def test_resume_needs_the_same_scorers(store_db: str | Path) -> None:
+    db = store_db
     first = run_evals_sync(ITEMS, [length_scorer()], store=db)
     with pytest.raises(ConfigError, match="resume it with the same scorers"):
         run_evals_sync(ITEMS, [length_scorer("other")], store=db, resume=first.run_id)
 
 
-async def test_cancelling_stores_what_finished(tmp_path: Path) -> None:
-    db = tmp_path / "c.db"
+async def test_cancelling_stores_what_finished(store_db: str | Path) -> None:
+    db = store_db
     finished: list[str] = []
     enough = asyncio.Event()
 
@@ -147,16 +147,18 @@ print("done", result.total_items)
 """
 
 
-def _script(tmp_path: Path, **values: Any) -> list[str]:
+def _script(tmp_path: Path, db: str | Path, **values: Any) -> list[str]:
     path = tmp_path / "job.py"
     defaults = {"signal_at": "none", "crash_at": "none", "concurrency": 4}
     path.write_text(textwrap.dedent(SCRIPT.format(**{**defaults, **values})))
-    return [sys.executable, str(path), str(tmp_path / "job.db")]
+    return [sys.executable, str(path), str(db)]
 
 
-def test_ctrl_c_stops_cleanly_with_finished_items_stored(tmp_path: Path) -> None:
+def test_ctrl_c_stops_cleanly_with_finished_items_stored(
+    tmp_path: Path, store_db: str | Path
+) -> None:
     process = subprocess.Popen(
-        _script(tmp_path, signal_at="20"),
+        _script(tmp_path, store_db, signal_at="20"),
         cwd=REPO,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -170,7 +172,7 @@ def test_ctrl_c_stops_cleanly_with_finished_items_stored(tmp_path: Path) -> None
     assert process.returncode == 130, err
     word, total, status = out.split()
     assert (word, status) == ("interrupted", "interrupted")
-    with Store(tmp_path / "job.db") as store:
+    with Store(store_db) as store:
         (run,) = store.list_runs()
         stored = len(list(store.results(run.id)))
     assert run.status == "interrupted"
@@ -178,9 +180,9 @@ def test_ctrl_c_stops_cleanly_with_finished_items_stored(tmp_path: Path) -> None
     assert 20 <= stored < 2000
 
 
-def test_a_crash_loses_at_most_the_items_in_flight(tmp_path: Path) -> None:
+def test_a_crash_loses_at_most_the_items_in_flight(tmp_path: Path, store_db: str | Path) -> None:
     process = subprocess.run(
-        _script(tmp_path, crash_at="30", concurrency=1),
+        _script(tmp_path, store_db, crash_at="30", concurrency=1),
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -188,7 +190,7 @@ def test_a_crash_loses_at_most_the_items_in_flight(tmp_path: Path) -> None:
         env={"PYTHONPATH": str(REPO), "PATH": ""},
     )
     assert process.returncode == 3, process.stderr
-    with Store(tmp_path / "job.db") as store:
+    with Store(store_db) as store:
         (run,) = store.list_runs()
         stored = {r.item_id for r in store.results(run.id)}
     assert run.status == "running"  # nobody could mark it: resume it
@@ -196,10 +198,10 @@ def test_a_crash_loses_at_most_the_items_in_flight(tmp_path: Path) -> None:
     assert {str(n) for n in range(30)} <= stored <= {str(n) for n in range(31)}
 
 
-def test_store_write_failure_stops_the_run(tmp_path: Path) -> None:
+def test_store_write_failure_stops_the_run(store_db: str | Path) -> None:
     from scorekit.errors import StoreError
 
-    db = tmp_path / "w.db"
+    db = store_db
     store = Store(db)
 
     def broken(rows: Any, *, replace: bool = False) -> None:
@@ -214,8 +216,8 @@ def test_store_write_failure_stops_the_run(tmp_path: Path) -> None:
     store.close()
 
 
-def test_failing_scorer_rows_keep_the_cause(tmp_path: Path) -> None:
-    db = tmp_path / "f.db"
+def test_failing_scorer_rows_keep_the_cause(store_db: str | Path) -> None:
+    db = store_db
     result = run_evals_sync(ITEMS, [failing_on({"xx"})], store=db)
     with Store(db) as store:
         errors = [r for r in store.results(result.run_id) if r.status == "error"]

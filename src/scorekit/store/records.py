@@ -35,10 +35,13 @@ PROMPT_STEPS = ("preprocess", "analyze", "generate_score", "generate_reason")
 def utc(value: datetime | None) -> datetime | None:
     """Return ``value`` as an aware UTC time; ``None`` stays ``None``.
 
-    SQLite hands back naive datetimes; every stored time is UTC.
+    Every stored time is UTC. SQLite hands back naive datetimes; PostgreSQL aware ones in the
+    session's time zone, converted here.
     """
-    if value is None or value.tzinfo is not None:
-        return value
+    if value is None:
+        return None
+    if value.tzinfo is not None:
+        return value.astimezone(timezone.utc)
     return value.replace(tzinfo=timezone.utc)
 
 

@@ -5,6 +5,9 @@ The store knows the item record (:mod:`scorekit.items`) and the scorer result
 results and inputs of any type become JSON (pydantic models dumped, unknown objects as their
 ``repr``, bytes as base64, NaN and infinities as null, which PostgreSQL requires), and lone
 surrogates, legal in Python text but not in UTF-8, are written as their ``\\udXXX`` escapes.
+The NUL character, which PostgreSQL's text columns cannot hold, is written as the four
+characters ``\\x00`` in the text columns (item id, reason, prompts, origins) on every backend,
+so both store the same text; JSON values keep it (JSON escapes it as ``\\u0000``).
 """
 
 from __future__ import annotations
@@ -38,6 +41,11 @@ def _text(value: str) -> str:
     return value
 
 
+def _column_text(value: str) -> str:
+    """Return ``value`` storable in a text column: :func:`_text`, and NUL as ``\\x00``."""
+    return _text(value).replace("\x00", "\\x00")
+
+
 def _clean(value: Any) -> Any:
     if isinstance(value, str):
         return _text(value)
@@ -61,12 +69,12 @@ def _reason(value: Any) -> str | None:
     if value is None:
         return None
     if isinstance(value, str):
-        return _text(value)
+        return _column_text(value)
     return json.dumps(_json(value), ensure_ascii=False)
 
 
 def _opt_text(value: str | None) -> str | None:
-    return None if value is None else _text(value)
+    return None if value is None else _column_text(value)
 
 
 def origin_values(trace: Any) -> dict[str, Any]:
@@ -92,7 +100,7 @@ def origin_values(trace: Any) -> dict[str, Any]:
         if name == "entity":
             found[name] = _json(dict(value)) if isinstance(value, Mapping) else None
         elif isinstance(value, str) and value:
-            found[name] = _text(value[: _ORIGIN_LIMITS.get(name, 200)])
+            found[name] = _column_text(value[: _ORIGIN_LIMITS.get(name, 200)])
     return found
 
 
@@ -107,7 +115,7 @@ def _row(
     usage = result.judge_usage
     return {
         "run_id": run_id,
-        "item_id": _text(item.id),
+        "item_id": _column_text(item.id),
         "scorer_id": result.scorer_id,
         "scorer_run_id": result.run_id,
         "status": result.status,

@@ -1,9 +1,10 @@
 """``Store``: the results database, read and written through SQLAlchemy.
 
-SQLite by default (``.scorekit/scorekit.db`` under the working directory); any SQLAlchemy URL
-otherwise (``postgresql+psycopg://user@host/db``). Methods are synchronous and each uses its own
-connection from the engine's pool, so ``run_evals`` can write from a background thread while
-the CLI or the report reads.
+SQLite by default (``.scorekit/scorekit.db`` under the working directory), or PostgreSQL
+(``postgresql://user@host/db``, the ``scorekit[postgres]`` extra; see
+:mod:`scorekit.store.engines`). Methods are synchronous and each uses its own connection from
+the engine's pool, so ``run_evals`` can write from a background thread while the CLI or the
+report reads.
 """
 
 from __future__ import annotations
@@ -18,19 +19,18 @@ from sqlalchemy import (
     and_,
     bindparam,
     case,
-    create_engine,
     delete,
-    event,
     func,
     insert,
     select,
     update,
 )
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from scorekit.errors import StoreError
 from scorekit.results import Status
+from scorekit.store.engines import DEFAULT_DB_PATH, open_engine, resolve_url
 from scorekit.store.records import (
     ResultRecord,
     RunRecord,
@@ -46,75 +46,7 @@ from scorekit.summary import ScoreSummary
 
 __all__ = ["DEFAULT_DB_PATH", "Store", "resolve_url"]
 
-DEFAULT_DB_PATH = Path(".scorekit") / "scorekit.db"
-"""Where the default SQLite database lives, relative to the working directory."""
-
 _CANDIDATES = 10  # runs an ambiguous reference lists
-
-
-def _sqlite_path(db: str | Path | None) -> Path | None:
-    """The file of a SQLite ``db`` value, ``None`` for in-memory and other databases."""
-    if db is None:
-        return DEFAULT_DB_PATH
-    if isinstance(db, Path) or "://" not in db:
-        return Path(db)
-    try:
-        url = make_url(db)
-    except ArgumentError:
-        return None
-    if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
-        return Path(url.database)
-    return None
-
-
-def resolve_url(db: str | Path | None, *, create: bool = True) -> str:
-    """Turn a ``--db`` / ``store=`` value into a SQLAlchemy URL.
-
-    Args:
-        db: ``None`` for the default SQLite file, a filesystem path (``str`` without ``://``,
-            or a ``Path``) for a SQLite file there, or a SQLAlchemy URL.
-        create: for a SQLite file, create its directory when missing; ``False``: the file
-            must exist (reading commands never create a database).
-
-    Returns:
-        The URL.
-
-    Raises:
-        StoreError: the URL cannot be parsed; the SQLite file's directory cannot be made (a
-            file in the way, no permission); ``create=False`` and the SQLite file does not
-            exist or is a directory.
-    """
-    path = _sqlite_path(db)
-    if db is not None and not isinstance(db, Path) and "://" in db:
-        try:
-            make_url(db)
-        except ArgumentError as exc:
-            raise StoreError(f"not a database URL: {db!r} ({exc})") from exc
-    if path is not None:
-        if path.is_dir():
-            raise StoreError(f"the database {path} is a directory; give a file name")
-        if not create and not path.exists():
-            raise StoreError(f"no database at {path} (nothing is stored there yet)")
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreError(
-                f"cannot make the folder of the database {path}: {exc.strerror or exc}"
-            ) from exc
-    if db is None or isinstance(db, Path) or "://" not in db:
-        return f"sqlite:///{path}"
-    return db
-
-
-def _set_sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    cursor = dbapi_connection.cursor()
-    # WAL lets the CLI read a run while run_evals writes it; NORMAL sync is durable across
-    # process crashes (only an OS crash can lose the last transactions)
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=30000")
-    cursor.close()
 
 
 def _short(exc: BaseException) -> str:
@@ -129,14 +61,16 @@ class Store:
 
     Args:
         db: ``None`` (the default SQLite file ``.scorekit/scorekit.db``), a path to a SQLite
-            file, or any SQLAlchemy URL. The tables are created when missing.
+            file, a PostgreSQL URL (``postgresql://user:password@host:5432/db``), or any
+            SQLAlchemy URL. The tables are created when missing.
         create: ``False``: a SQLite file must already exist (the reading commands, ``show``,
             ``report``, never create an empty database where a path was mistyped).
 
     Raises:
         StoreError: the database cannot be opened or its tables created, or (``create=False``)
-            its SQLite file does not exist; the message holds the URL with any password
-            masked.
+            its SQLite file does not exist, or a PostgreSQL URL is given without the driver
+            (``pip install 'scorekit[postgres]'``); the message holds the URL with any
+            password masked.
 
     Example:
         >>> with Store("sqlite:///:memory:") as store:
@@ -150,11 +84,9 @@ class Store:
         self.url = parsed.render_as_string(hide_password=True)
         """The database URL, password masked."""
         try:
-            self._engine: Engine = create_engine(url)
-            if parsed.get_backend_name() == "sqlite":
-                event.listen(self._engine, "connect", _set_sqlite_pragmas)
+            self._engine: Engine = open_engine(url)
             ensure_schema(self._engine, create=create)
-        except StoreError as exc:  # not a scorekit database: say which
+        except StoreError as exc:  # not a scorekit database, no PostgreSQL driver: say which
             raise StoreError(f"{self.url}: {exc}", url=self.url) from exc
         except (SQLAlchemyError, ImportError) as exc:
             raise StoreError(
@@ -454,7 +386,7 @@ class Store:
             query = query.limit(limit)
         try:
             with self._engine.connect() as conn:
-                for row in conn.execution_options(yield_per=1000).execute(query):
+                for row in conn.execute(query.execution_options(yield_per=1000)):
                     yield ResultRecord.from_row(dict(row._mapping))
         except SQLAlchemyError as exc:
             raise self._fail("reading results", exc, run_id) from exc
@@ -570,8 +502,10 @@ class Store:
                     .where(
                         ra.c.run_id == a.id,
                         ra.c.status == "ok",
-                        rb.c.status == "ok",
-                        rb.c.score < ra.c.score,
+                        # rb's status inside the comparison, not an equality of its own: else
+                        # SQLite may look rb up by (run, scorer, status) and scan every ok row
+                        # of the scorer per item (quadratic: 258 s for two 20,000-row runs)
+                        case((rb.c.status == "ok", rb.c.score), else_=None) < ra.c.score,
                     )
                     .order_by(delta, ra.c.item_id, ra.c.scorer_id)
                     .limit(limit)

@@ -70,7 +70,9 @@ def read_summaries(
     # a plain loop rather than ScoreSummary.add_score per row (0.44 s -> 0.33 s for 100,000
     # rows here); the checks add_score makes follow, once per scorer
     try:
-        for sid, status, score in conn.execution_options(yield_per=10_000).execute(query):
+        # yield_per on the statement, not the connection: a connection's options would make
+        # the caller's next statements (the update writing totals) server-side cursors too
+        for sid, status, score in conn.execute(query.execution_options(yield_per=10_000)):
             by_status = counts.get(sid)
             if by_status is None:
                 by_status = counts[sid] = dict.fromkeys(_STATUSES, 0)

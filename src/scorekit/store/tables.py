@@ -18,6 +18,7 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     Column,
+    Connection,
     DateTime,
     Engine,
     Float,
@@ -32,6 +33,7 @@ from sqlalchemy import (
     literal,
     text,
 )
+from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.schema import ColumnDefault, CreateColumn
 
@@ -42,13 +44,15 @@ __all__ = ["add_missing_columns", "ensure_schema", "metadata", "results", "runs"
 metadata = MetaData()
 """The schema: ``runs`` and ``results``."""
 
+_SCHEMA_LOCK = 0x5C0E_4B17  # the PostgreSQL advisory lock key of scorekit's schema changes
+
 _json = JSON(none_as_null=True)  # store Python None as SQL NULL, not the JSON text 'null'
 
 runs = Table(
     "runs",
     metadata,
     Column("id", String(36), primary_key=True, comment="uuid4 of the run"),
-    Column("name", String(200), nullable=True),
+    Column("name", Text, nullable=True),
     Column("status", String(16), nullable=False, comment="running|finished|interrupted|failed"),
     Column("source", String(8), nullable=False, default="TEST"),
     Column("started_at", DateTime(timezone=True), nullable=False),
@@ -68,8 +72,8 @@ results = Table(
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("run_id", String(36), ForeignKey("runs.id", ondelete="CASCADE"), nullable=False),
-    Column("item_id", String(200), nullable=False),
-    Column("scorer_id", String(200), nullable=False),
+    Column("item_id", Text, nullable=False),
+    Column("scorer_id", Text, nullable=False),
     Column("scorer_run_id", String(36), nullable=False),
     Column("status", String(8), nullable=False, comment="ok|skipped|error"),
     Column("score", Float, nullable=True),
@@ -99,17 +103,20 @@ results = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     # where the item came from (Mastra's score row, mastra-core.md §6.4): a live call of an
     # application or a span of a recorded trace; NULL for dataset items
-    Column("entity_id", String(200), nullable=True, comment="the scored function or span name"),
+    Column("entity_id", Text, nullable=True, comment="the scored function or span name"),
     Column("entity_type", String(32), nullable=True, comment="AGENT|WORKFLOW|LLM|... or none"),
     Column("entity", _json, nullable=True, comment="{id, name, ...} of the scored entity"),
-    Column("call_run_id", String(200), nullable=True, comment="run id of the scored call"),
+    Column("call_run_id", Text, nullable=True, comment="run id of the scored call"),
     Column("trace_id", String(32), nullable=True, comment="OpenTelemetry trace id, 32 hex"),
     Column("span_id", String(16), nullable=True, comment="OpenTelemetry span id, 16 hex"),
-    Column("thread_id", String(200), nullable=True),
-    Column("resource_id", String(200), nullable=True),
+    Column("thread_id", Text, nullable=True),
+    Column("resource_id", Text, nullable=True),
     Index("ix_results_run_item_scorer", "run_id", "item_id", "scorer_id"),
     Index("ix_results_run_scorer_status", "run_id", "scorer_id", "status"),
     Index("ix_results_trace_span", "trace_id", "span_id"),
+    # a run's rows in the order written (show, the report, summaries, resume): without it both
+    # backends sort the run's rows first (SQLite: 4.4 s for the report's first page at 1M rows)
+    Index("ix_results_run_id", "run_id", "id"),
 )
 """One row per (item, scorer) pair of a run."""
 
@@ -117,7 +124,9 @@ results = Table(
 def add_missing_columns(engine: Engine) -> list[str]:
     """Add the columns a database made by an older scorekit lacks (all nullable or defaulted).
 
-    The indexes it lacks are made too (after the columns they cover).
+    The indexes it lacks are made too (after the columns they cover). On PostgreSQL this runs
+    in one transaction holding scorekit's schema lock (:func:`ensure_schema`), so processes
+    opening an older database at once add each column once.
 
     Args:
         engine: an engine on a database whose tables exist.
@@ -125,24 +134,35 @@ def add_missing_columns(engine: Engine) -> list[str]:
     Returns:
         The added columns as ``table.column`` names, in schema order (``[]`` when none).
     """
-    added = []
-    found = inspect(engine)
     with engine.begin() as connection:
-        for table in (runs, results):
-            have = {c["name"] for c in found.get_columns(table.name)}
-            for column in table.columns:
-                if column.name not in have:
-                    connection.execute(text(_add_column(engine, table, column)))
-                    added.append(f"{table.name}.{column.name}")
-            indexed = {ix["name"] for ix in found.get_indexes(table.name)}
-            for index in table.indexes:
-                if index.name not in indexed:
-                    index.create(connection, checkfirst=True)
+        _lock_schema(connection)
+        return _add_missing(connection)
+
+
+def _lock_schema(connection: Connection) -> None:
+    # PostgreSQL: a transaction-scoped advisory lock serialises schema changes between
+    # processes (released at commit). SQLite locks the whole file on the first write anyway.
+    if connection.dialect.name == "postgresql":
+        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK})
+
+
+def _add_missing(connection: Connection) -> list[str]:
+    added = []
+    found = inspect(connection)
+    for table in (runs, results):
+        have = {c["name"] for c in found.get_columns(table.name)}
+        for column in table.columns:
+            if column.name not in have:
+                connection.execute(text(_add_column(connection.dialect, table, column)))
+                added.append(f"{table.name}.{column.name}")
+        indexed = {ix["name"] for ix in found.get_indexes(table.name)}
+        for index in table.indexes:
+            if index.name not in indexed:
+                index.create(connection, checkfirst=True)
     return added
 
 
-def _add_column(engine: Engine, table: Table, column: Column[Any]) -> str:
-    dialect = engine.dialect
+def _add_column(dialect: Dialect, table: Table, column: Column[Any]) -> str:
     spec = str(CreateColumn(column).compile(dialect=dialect))
     default = column.default
     if isinstance(default, ColumnDefault) and default.is_scalar:
@@ -157,6 +177,11 @@ def _add_column(engine: Engine, table: Table, column: Column[Any]) -> str:
 
 def ensure_schema(engine: Engine, *, create: bool = True) -> None:
     """Make the database hold scorekit's tables with every column.
+
+    Safe when several processes open a fresh database at once (parallel CI jobs, the workers
+    of a service): on PostgreSQL the tables are created in one transaction under an advisory
+    lock, so the second process waits, then finds them; on SQLite a process that finds a
+    table another just made tries again.
 
     Args:
         engine: the database.
@@ -176,9 +201,14 @@ def ensure_schema(engine: Engine, *, create: bool = True) -> None:
             )
         add_missing_columns(engine)
         return
-    # Several processes may open a fresh database at once (parallel CI jobs): each checks for
-    # the tables, then creates them, so one may find a table another just made. That race is
-    # harmless; try again, and the check then sees the tables.
+    if engine.dialect.name == "postgresql":
+        with engine.begin() as connection:
+            _lock_schema(connection)
+            metadata.create_all(connection)
+            _add_missing(connection)
+        return
+    # SQLite: each process checks for the tables, then creates them, so one may find a table
+    # another just made. That race is harmless; try again, and the check then sees the tables.
     for attempt in range(5):
         try:
             metadata.create_all(engine)

@@ -24,8 +24,8 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from scorekit.errors import StoreError
+from scorekit.store.engines import driver_url, resolve_url
 from scorekit.store.records import RunRecord, utc
-from scorekit.store.store import resolve_url
 from scorekit.store.tables import results, runs
 
 __all__ = ["ViewDatabase", "run_record"]
@@ -66,7 +66,7 @@ def _sqlite_read_only(dbapi_connection: Any, _record: Any) -> None:
 
 
 def _engine(url: str) -> Engine:
-    parsed = make_url(url)
+    parsed = driver_url(url)  # postgresql:// goes through psycopg 3, or names the extra
     backend = parsed.get_backend_name()
     if backend == "sqlite":
         database = parsed.database

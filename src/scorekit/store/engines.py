@@ -1,0 +1,145 @@
+"""Which database a ``--db`` / ``store=`` value names, and the engine that opens it.
+
+Two backends are supported and tested: SQLite (the default, a file under the working
+directory) and PostgreSQL (``postgresql://`` or ``postgresql+psycopg://`` URLs, through the
+psycopg 3 driver of the ``scorekit[postgres]`` extra). Any other SQLAlchemy URL is handed to
+SQLAlchemy as it is.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError
+
+from scorekit.errors import StoreError
+
+__all__ = ["DEFAULT_DB_PATH", "POSTGRES_EXTRA", "driver_url", "open_engine", "resolve_url"]
+
+DEFAULT_DB_PATH = Path(".scorekit") / "scorekit.db"
+"""Where the default SQLite database lives, relative to the working directory."""
+
+POSTGRES_EXTRA = "pip install 'scorekit[postgres]'"
+"""What installs the PostgreSQL driver."""
+
+
+def _sqlite_path(db: str | Path | None) -> Path | None:
+    """The file of a SQLite ``db`` value, ``None`` for in-memory and other databases."""
+    if db is None:
+        return DEFAULT_DB_PATH
+    if isinstance(db, Path) or "://" not in db:
+        return Path(db)
+    try:
+        url = make_url(db)
+    except ArgumentError:
+        return None
+    if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
+        return Path(url.database)
+    return None
+
+
+def resolve_url(db: str | Path | None, *, create: bool = True) -> str:
+    """Turn a ``--db`` / ``store=`` value into a SQLAlchemy URL.
+
+    Args:
+        db: ``None`` for the default SQLite file, a filesystem path (``str`` without ``://``,
+            or a ``Path``) for a SQLite file there, or a SQLAlchemy URL
+            (``postgresql://user:password@host:5432/db``).
+        create: for a SQLite file, create its directory when missing; ``False``: the file
+            must exist (reading commands never create a database).
+
+    Returns:
+        The URL, as given for URLs.
+
+    Raises:
+        StoreError: the URL cannot be parsed; the SQLite file's directory cannot be made (a
+            file in the way, no permission); ``create=False`` and the SQLite file does not
+            exist or is a directory.
+    """
+    path = _sqlite_path(db)
+    if db is not None and not isinstance(db, Path) and "://" in db:
+        try:
+            make_url(db)
+        except ArgumentError as exc:
+            raise StoreError(f"not a database URL: {db!r} ({exc})") from exc
+    if path is not None:
+        if path.is_dir():
+            raise StoreError(f"the database {path} is a directory; give a file name")
+        if not create and not path.exists():
+            raise StoreError(f"no database at {path} (nothing is stored there yet)")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"cannot make the folder of the database {path}: {exc.strerror or exc}"
+            ) from exc
+    if db is None or isinstance(db, Path) or "://" not in db:
+        return f"sqlite:///{path}"
+    return db
+
+
+def driver_url(url: str | URL) -> URL:
+    """The URL with the driver scorekit uses for its backend.
+
+    ``postgresql://`` (no driver named) becomes ``postgresql+psycopg://``: psycopg 3, the
+    driver of the ``scorekit[postgres]`` extra (SQLAlchemy's own default would be psycopg2).
+    Other URLs are returned unchanged.
+
+    Args:
+        url: a SQLAlchemy URL.
+
+    Returns:
+        The parsed URL.
+
+    Raises:
+        StoreError: a PostgreSQL URL whose driver is psycopg while psycopg is not installed;
+            the message names ``pip install 'scorekit[postgres]'`` (callers add the URL).
+    """
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "postgresql":
+        return parsed
+    if parsed.drivername == "postgresql":
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    if parsed.get_driver_name() == "psycopg" and importlib.util.find_spec("psycopg") is None:
+        raise StoreError(
+            f"a PostgreSQL database needs the psycopg 3 driver, which is not installed: "
+            f"{POSTGRES_EXTRA}",
+            url=parsed.render_as_string(hide_password=True),
+        )
+    return parsed
+
+
+def _set_sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    # WAL lets the CLI read a run while run_evals writes it; NORMAL sync is durable across
+    # process crashes (only an OS crash can lose the last transactions)
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+def open_engine(url: str | URL) -> Engine:
+    """Create the engine the store reads and writes through (no connection made yet).
+
+    SQLite connections get WAL, ``synchronous=NORMAL``, foreign keys and a 30 s busy
+    timeout; PostgreSQL goes through psycopg 3 (see :func:`driver_url`).
+
+    Args:
+        url: a SQLAlchemy URL (:func:`resolve_url`'s result).
+
+    Raises:
+        StoreError: the PostgreSQL driver is missing (see :func:`driver_url`).
+        ImportError: another backend's driver is missing.
+        sqlalchemy.exc.ArgumentError: SQLAlchemy knows no such backend.
+    """
+    parsed = driver_url(url)
+    engine = create_engine(parsed)
+    if parsed.get_backend_name() == "sqlite":
+        event.listen(engine, "connect", _set_sqlite_pragmas)
+    return engine
