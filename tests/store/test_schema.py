@@ -90,3 +90,21 @@ def test_reading_a_database_that_is_not_scorekits_writes_nothing_into_it(tmp_pat
     with sqlite3.connect(foreign) as conn:
         tables = [row[0] for row in conn.execute("select name from sqlite_master")]
     assert tables == ["x"]  # no runs/results tables, no indexes were added
+
+
+def test_writing_into_a_database_whose_runs_table_is_somebody_elses_is_refused(
+    tmp_path: Path,
+) -> None:
+    import pytest
+
+    from scorekit.errors import StoreError
+
+    foreign = tmp_path / "app.db"
+    with sqlite3.connect(foreign) as conn:
+        conn.execute("create table runs (x integer)")
+    for create in (True, False):
+        with pytest.raises(StoreError, match="a 'runs' table that is not scorekit's"):
+            Store(foreign, create=create)
+    with sqlite3.connect(foreign) as conn:
+        tables = [row[0] for row in conn.execute("select name from sqlite_master")]
+    assert tables == ["runs"]  # no results table, no indexes: nothing was written

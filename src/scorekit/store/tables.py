@@ -175,6 +175,29 @@ def _add_column(dialect: Dialect, table: Table, column: Column[Any]) -> str:
     return f"ALTER TABLE {table_name} ADD COLUMN {spec}"
 
 
+_OWN_COLUMNS = {"runs": ("id", "status", "started_at"), "results": ("run_id", "scorer_id")}
+"""Columns a ``runs`` / ``results`` table of scorekit's always has (older versions included)."""
+
+
+def _refuse_foreign(engine: Engine) -> None:
+    """Refuse a database whose ``runs`` or ``results`` table is somebody else's.
+
+    Raises:
+        StoreError: such a table lacks one of scorekit's columns (nothing was written).
+    """
+    found = inspect(engine)
+    tables = set(found.get_table_names())
+    for name, needed in _OWN_COLUMNS.items():
+        if name in tables:
+            have = {c["name"] for c in found.get_columns(name)}
+            lacking = [c for c in needed if c not in have]
+            if lacking:
+                raise StoreError(
+                    f"the database has a {name!r} table that is not scorekit's (no column "
+                    f"{lacking[0]!r}): is it the right file? (nothing was written)"
+                )
+
+
 def ensure_schema(engine: Engine, *, create: bool = True) -> None:
     """Make the database hold scorekit's tables with every column.
 
@@ -189,9 +212,11 @@ def ensure_schema(engine: Engine, *, create: bool = True) -> None:
             without them is refused, never written into.
 
     Raises:
-        StoreError: ``create=False`` and the database holds no scorekit tables.
+        StoreError: ``create=False`` and the database holds no scorekit tables; a ``runs`` or
+            ``results`` table there is not scorekit's (refused before anything is written).
         sqlalchemy.exc.SQLAlchemyError: the database cannot be read or changed.
     """
+    _refuse_foreign(engine)
     if not create:
         missing = {runs.name, results.name} - set(inspect(engine).get_table_names())
         if missing:
