@@ -29,52 +29,29 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable
-from datetime import datetime, timezone
 from itertools import islice
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.pgserver
 
+from synthetic_results import SCORERS, result_rows
+
 from scorekit.store import Store
 
-SCORERS = ("alpha", "beta")
 BATCH_ITEMS = 2000  # ResultWriter's items per transaction
 
 
 def write_run(store: Store, rows: int, seed: int) -> tuple[str, float]:
     """Write one finished run of ``rows`` rows; returns (run id, seconds spent writing)."""
-    rng = random.Random(seed)
-    now = datetime.now(timezone.utc)
     run_id = str(uuid.uuid4())
     store.start_run(run_id, name=f"bench-{seed}", scorers=[{"id": s} for s in SCORERS])
     spent = 0.0
-    batch: list[dict[str, Any]] = []
     items = rows // len(SCORERS)
-    for item in range(items):
-        for scorer_id in SCORERS:
-            roll = rng.random()
-            status = "ok" if roll < 0.97 else ("error" if roll < 0.985 else "skipped")
-            batch.append(
-                {
-                    "run_id": run_id,
-                    "item_id": f"item-{item}",
-                    "scorer_id": scorer_id,
-                    "scorer_run_id": run_id,
-                    "status": status,
-                    "score": rng.random() if status == "ok" else None,
-                    "reason": "a reason of about one line " * 4,
-                    "input": "the question text " * 8,
-                    "output": "an answer sentence " * 10,
-                    "generate_score_prompt": "prompt words " * 30,
-                    "created_at": now,
-                }
-            )
-        if len(batch) >= BATCH_ITEMS * len(SCORERS) or item == items - 1:
-            start = time.perf_counter()
-            store.write_results(batch)
-            spent += time.perf_counter() - start
-            batch = []
+    written = result_rows(run_id, items, random.Random(seed))
+    while batch := list(islice(written, BATCH_ITEMS * len(SCORERS))):
+        start = time.perf_counter()
+        store.write_results(batch)
+        spent += time.perf_counter() - start
     start = time.perf_counter()
     store.finish_run(run_id, status="finished", total_items=items, judge_usage={}, verdict=None)
     spent += time.perf_counter() - start

@@ -25,45 +25,22 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable
-from datetime import datetime, timezone
+from itertools import islice
 from pathlib import Path
-from typing import Any
+
+from synthetic_results import SCORERS, result_rows
 
 from scorekit.store import Store
-
-SCORERS = ("alpha", "beta")
 
 
 def build(store: Store, runs: int, per_run: int) -> None:
     rng = random.Random(1)
-    now = datetime.now(timezone.utc)
     for n in range(runs):
         run_id = str(uuid.uuid4())
         store.start_run(run_id, name=f"bench-{n}", scorers=[{"id": s} for s in SCORERS])
-        batch: list[dict[str, Any]] = []
-        for item in range(per_run // len(SCORERS)):
-            for scorer_id in SCORERS:
-                roll = rng.random()
-                status = "ok" if roll < 0.97 else ("error" if roll < 0.985 else "skipped")
-                batch.append(
-                    {
-                        "run_id": run_id,
-                        "item_id": str(item),
-                        "scorer_id": scorer_id,
-                        "scorer_run_id": run_id,
-                        "status": status,
-                        "score": rng.random() if status == "ok" else None,
-                        "reason": "a reason of about one line " * 4,
-                        "input": "the question text " * 8,
-                        "output": "an answer sentence " * 10,
-                        "generate_score_prompt": "prompt words " * 30,
-                        "created_at": now,
-                    }
-                )
-                if len(batch) >= 5000:
-                    store.write_results(batch)
-                    batch = []
-        store.write_results(batch)
+        rows = result_rows(run_id, per_run // len(SCORERS), rng)
+        while batch := list(islice(rows, 5000)):
+            store.write_results(batch)
 
 
 def best(action: Callable[[], object], repeat: int = 3) -> float:
