@@ -1,11 +1,12 @@
 """Response times of the web viewer's pages on a run of 100,000 items (2 scorers).
 
-Builds a SQLite store with one finished run of ITEMS items (``alpha`` on every item, 1 % of
-them errors; ``beta`` on all but each 1,000th), written with one driver-level executemany, then
+Builds a SQLite store with two finished runs of ITEMS items (``alpha`` on every item, 1 % of
+them errors; ``beta`` on all but each 1,000th; the second run's scores shifted), written with
+one driver-level executemany each (``tests/view/bulk.py``, as the viewer's 100k test does), then
 times each page through Starlette's TestClient (the full app: routing, SQL, templates), best
 of 3: the runs page, the run's first and last pages, sorted by a scorer both ways (first and a
 deep page), filtered by status, score range and text, one item, and the compare page of the
-run against a copy of itself.
+first run against the second.
 
 Run: .venv/bin/python benchmarks/bench_view.py [--items 100000]
 """
@@ -13,51 +14,18 @@ Run: .venv/bin/python benchmarks/bench_view.py [--items 100000]
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
 
-from sqlalchemy import create_engine
 from starlette.testclient import TestClient
 
-from scorekit.store import Store
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.view.bulk
+
+from tests.view.bulk import build_big_run
+
 from scorekit.view import create_app
-
-COLUMNS = (
-    "run_id, item_id, scorer_id, scorer_run_id, status, score, reason, input, output, "
-    "created_at, judge_calls, judge_input_tokens, judge_output_tokens, judge_cache_hits, "
-    "judge_latency_s, source, duration_s"
-)
-
-
-def build(db: Path, items: int, name: str, shift: int) -> str:
-    run_id = str(uuid.uuid4())
-    with Store(db) as store:
-        store.start_run(run_id, name=name, scorers=[{"id": "alpha"}, {"id": "beta"}])
-    rows = []
-    for n in range(items):
-        question = json.dumps(f"question number {n} " + "words " * 20)
-        answer = json.dumps(f"answer number {n} " + "more words " * 30)
-        a = None if n % 100 == 7 else ((n + shift) * 7919 % 10_007) / 10_007
-        status = "error" if a is None else "ok"
-        rows.append((run_id, f"item-{n:06d}", "alpha", run_id, status, a, "r", question, answer))
-        if n % 1000 != 999:
-            b = ((n + shift) * 104_729 % 99_991) / 99_991
-            rows.append((run_id, f"item-{n:06d}", "beta", run_id, "ok", b, "r", question, answer))
-    engine = create_engine(f"sqlite:///{db}")
-    with engine.begin() as conn:
-        conn.exec_driver_sql(
-            f"INSERT INTO results ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?,"
-            " datetime('now'), 0, 0, 0, 0, 0, 'TEST', 0)",
-            rows,
-        )
-    engine.dispose()
-    with Store(db) as store:
-        store.finish_run(run_id, status="finished", total_items=items, judge_usage={}, verdict=None)
-    return run_id
 
 
 def best(client: TestClient, url: str, repeat: int = 3) -> float:
@@ -77,8 +45,8 @@ def main() -> None:
     args = parser.parse_args()
     db = Path(tempfile.mkdtemp()) / "view.db"
     start = time.perf_counter()
-    a = build(db, args.items, "big-a", 0)
-    b = build(db, args.items, "big-b", 1)
+    a = build_big_run(db, args.items, name="big-a", padding=25)
+    b = build_big_run(db, args.items, name="big-b", shift=1, padding=25)
     print(f"built 2 runs x {args.items:,} items in {time.perf_counter() - start:.1f} s: {db}")
     last = -(-args.items // 50)
     pages = {
