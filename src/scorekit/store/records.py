@@ -25,6 +25,7 @@ __all__ = [
     "RunStatus",
     "ScoreRegression",
     "ScorerChange",
+    "run_record",
     "utc",
 ]
 
@@ -113,6 +114,25 @@ class RunRecord:
     def scorer_ids(self) -> list[str]:
         """The ids of the run's scorers, in run order."""
         return [str(s["id"]) for s in self.scorers]
+
+
+def run_record(row: Any) -> RunRecord:
+    """The :class:`RunRecord` of a row of the ``runs`` table (the store and the viewer read it)."""
+    return RunRecord(
+        id=row.id,
+        name=row.name,
+        status=row.status,
+        started_at=cast(datetime, utc(row.started_at)),
+        finished_at=utc(row.finished_at),
+        config=row.config or {},
+        scorers=row.scorers or [],
+        thresholds=row.thresholds or {},
+        total_items=row.total_items or 0,
+        totals=row.totals or {},
+        judge_usage=row.judge_usage or {},
+        verdict=row.verdict,
+        source=row.source or "TEST",
+    )
 
 
 @dataclass(frozen=True)

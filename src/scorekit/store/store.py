@@ -38,6 +38,7 @@ from scorekit.store.records import (
     RunStatus,
     ScorerChange,
     ScoreRegression,
+    run_record,
     utc,
 )
 from scorekit.store.summaries import read_summaries, stored_summaries
@@ -240,23 +241,6 @@ class Store:
 
     # -- reading ---------------------------------------------------------------------------
 
-    def _run_record(self, row: Any) -> RunRecord:
-        return RunRecord(
-            id=row.id,
-            name=row.name,
-            status=row.status,
-            started_at=cast(datetime, utc(row.started_at)),
-            finished_at=utc(row.finished_at),
-            config=row.config or {},
-            scorers=row.scorers or [],
-            thresholds=row.thresholds or {},
-            total_items=row.total_items or 0,
-            totals=row.totals or {},
-            judge_usage=row.judge_usage or {},
-            verdict=row.verdict,
-            source=row.source or "TEST",
-        )
-
     def list_runs(
         self, limit: int | None = 50, *, source: RunSource | None = None
     ) -> list[RunRecord]:
@@ -275,7 +259,7 @@ class Store:
             query = query.limit(limit)
         try:
             with self._engine.connect() as conn:
-                return [self._run_record(row) for row in conn.execute(query)]
+                return [run_record(row) for row in conn.execute(query)]
         except SQLAlchemyError as exc:
             raise self._fail("listing runs", exc) from exc
 
@@ -320,7 +304,7 @@ class Store:
                 url=self.url,
                 run_id=ref,
             )
-        return self._run_record(found[0])
+        return run_record(found[0])
 
     def done_pairs(self, run_id: str) -> dict[tuple[str, str], ResultRecord]:
         """Return the run's (item id, scorer id) pairs stored as ``ok`` or ``skipped``.

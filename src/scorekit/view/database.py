@@ -14,9 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 from urllib.parse import quote
 
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, select
@@ -25,31 +24,12 @@ from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from scorekit.errors import StoreError
 from scorekit.store.engines import driver_url, resolve_url
-from scorekit.store.records import RunRecord, utc
+from scorekit.store.records import RunRecord, run_record
 from scorekit.store.tables import results, runs
 
-__all__ = ["ViewDatabase", "run_record"]
+__all__ = ["ViewDatabase"]
 
 _CANDIDATES = 10  # runs an ambiguous reference lists
-
-
-def run_record(row: Any) -> RunRecord:
-    """The :class:`~scorekit.store.records.RunRecord` of a ``runs`` row (as the store reads it)."""
-    return RunRecord(
-        id=row.id,
-        name=row.name,
-        status=row.status,
-        started_at=cast(datetime, utc(row.started_at)),
-        finished_at=utc(row.finished_at),
-        config=row.config or {},
-        scorers=row.scorers or [],
-        thresholds=row.thresholds or {},
-        total_items=row.total_items or 0,
-        totals=row.totals or {},
-        judge_usage=row.judge_usage or {},
-        verdict=row.verdict,
-        source=row.source or "TEST",
-    )
 
 
 def _short(exc: BaseException) -> str:

@@ -19,11 +19,11 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from scorekit.evals.gates import error_rate, scorer_failures
 from scorekit.evals.recorder import stored_error_limits
 from scorekit.report.histogram import bins_of
-from scorekit.store.records import RUN_SOURCES, RunRecord
+from scorekit.store.records import RUN_SOURCES, RunRecord, run_record
 from scorekit.store.tables import runs
 from scorekit.view import params
 from scorekit.view.comparison import list_pairs, scorer_deltas
-from scorekit.view.database import ViewDatabase, run_record
+from scorekit.view.database import ViewDatabase
 from scorekit.view.queries import (
     item_count,
     item_results,

@@ -18,11 +18,10 @@ from typing import Any, Literal
 from sqlalchemy import ColumnElement, Connection, Text, cast, func, or_, select
 
 from scorekit.results import Status
-from scorekit.store.records import ResultRecord, RunRecord
+from scorekit.store.records import ResultRecord, RunRecord, run_record
 from scorekit.store.summaries import read_summaries, stored_summaries
 from scorekit.store.tables import results, runs
 from scorekit.summary import ScoreSummary
-from scorekit.view.database import run_record
 from scorekit.view.paging import Page
 
 __all__ = [
