@@ -1,4 +1,6 @@
-"""Which database a ``--db`` / ``store=`` value names, and the engine that opens it.
+"""Which database a ``--db`` / ``store=`` value names, the engine that opens it, its lifecycle.
+
+:class:`Database` is the base of the Store and of the viewer's read-only database.
 
 Two backends are supported and tested: SQLite (the default, a file under the working
 directory) and PostgreSQL (``postgresql://`` or ``postgresql+psycopg://`` URLs, through the
@@ -11,14 +13,24 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
+from typing_extensions import Self
 
 from scorekit.errors import StoreError
 
-__all__ = ["DEFAULT_DB_PATH", "POSTGRES_EXTRA", "driver_url", "open_engine", "resolve_url"]
+__all__ = [
+    "DEFAULT_DB_PATH",
+    "POSTGRES_EXTRA",
+    "Database",
+    "driver_url",
+    "open_engine",
+    "resolve_url",
+    "short_error",
+]
 
 DEFAULT_DB_PATH = Path(".scorekit") / "scorekit.db"
 """Where the default SQLite database lives, relative to the working directory."""
@@ -124,7 +136,14 @@ def _set_sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-def open_engine(url: str | URL) -> Engine:
+def _set_sqlite_read_only(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA query_only=ON")
+    cursor.execute("PRAGMA busy_timeout=30000")  # a run being written holds short locks
+    cursor.close()
+
+
+def open_engine(url: str | URL, *, read_only: bool = False) -> Engine:
     """Create the engine the store reads and writes through (no connection made yet).
 
     SQLite connections get WAL, ``synchronous=NORMAL``, foreign keys and a 30 s busy
@@ -132,14 +151,90 @@ def open_engine(url: str | URL) -> Engine:
 
     Args:
         url: a SQLAlchemy URL (:func:`resolve_url`'s result).
+        read_only: an engine that cannot write (the viewer): a SQLite file is opened through a
+            ``mode=ro`` URI (never created) with ``PRAGMA query_only`` on every connection; a
+            PostgreSQL connection starts with ``default_transaction_read_only``; other
+            backends are opened as they are.
 
     Raises:
-        StoreError: the PostgreSQL driver is missing (see :func:`driver_url`).
+        StoreError: the PostgreSQL driver is missing (see :func:`driver_url`); ``read_only``
+            and an in-memory SQLite database.
         ImportError: another backend's driver is missing.
         sqlalchemy.exc.ArgumentError: SQLAlchemy knows no such backend.
     """
     parsed = driver_url(url)
-    engine = create_engine(parsed)
-    if parsed.get_backend_name() == "sqlite":
-        event.listen(engine, "connect", _set_sqlite_pragmas)
-    return engine
+    backend = parsed.get_backend_name()
+    if not read_only:
+        engine = create_engine(parsed)
+        if backend == "sqlite":
+            event.listen(engine, "connect", _set_sqlite_pragmas)
+        return engine
+    if backend == "sqlite":
+        database = parsed.database
+        if database in (None, "", ":memory:"):
+            raise StoreError("a read-only database is a file, not an in-memory database")
+        # a URI filename: mode=ro opens the file read-only (never creating it)
+        uri = f"file:{quote(str(Path(str(database)).resolve()))}?mode=ro"
+        engine = create_engine(parsed.set(database=uri, query={"uri": "true"}))
+        event.listen(engine, "connect", _set_sqlite_read_only)
+        return engine
+    if backend == "postgresql":
+        options = {"options": "-c default_transaction_read_only=on"}
+        return create_engine(parsed, connect_args=options)
+    return create_engine(parsed)
+
+
+def short_error(exc: BaseException) -> str:
+    """The cause of a database error, without the SQL statement and its parameters."""
+    if isinstance(exc, DBAPIError) and exc.orig is not None:
+        return f"{type(exc.orig).__name__}: {exc.orig}"
+    return str(exc).split("\n", 1)[0]
+
+
+class Database:
+    """A results database behind one engine: the URL (password masked), closing, errors.
+
+    Subclasses (:class:`~scorekit.store.Store`, the viewer's database) check or prepare the
+    schema in :meth:`_prepare`; any failure while opening becomes one :class:`StoreError`
+    that holds the masked URL.
+
+    Args:
+        db: as ``--db`` takes it (see :func:`resolve_url`).
+        create: a SQLite file (and its folder) may be created; ``False``: it must exist.
+        read_only: open an engine that cannot write (see :func:`open_engine`).
+    """
+
+    _opening = "open"  # the verb of the error when opening fails ("cannot open the database")
+
+    def __init__(
+        self, db: str | Path | None = None, *, create: bool = True, read_only: bool = False
+    ) -> None:
+        url = resolve_url(db, create=create)
+        self.url = make_url(url).render_as_string(hide_password=True)
+        """The database URL, password masked."""
+        try:
+            self._engine: Engine = open_engine(url, read_only=read_only)
+            self._prepare(create)
+        except StoreError as exc:  # not a scorekit database, no PostgreSQL driver: say which
+            raise StoreError(f"{self.url}: {exc}", url=self.url) from exc
+        except (SQLAlchemyError, ImportError) as exc:
+            raise StoreError(
+                f"cannot {self._opening} the database {self.url}: {short_error(exc)}",
+                url=self.url,
+            ) from exc
+
+    def _prepare(self, create: bool) -> None:
+        """Check (or make) the schema; called once the engine exists."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.url!r})"
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close every pooled connection."""
+        self._engine.dispose()

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any, cast
 
 from sqlalchemy import (
-    Engine,
     and_,
     bindparam,
     case,
@@ -25,12 +24,11 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+from sqlalchemy.exc import SQLAlchemyError
 
 from scorekit.errors import StoreError
 from scorekit.results import Status
-from scorekit.store.engines import DEFAULT_DB_PATH, open_engine, resolve_url
+from scorekit.store.engines import DEFAULT_DB_PATH, Database, resolve_url, short_error
 from scorekit.store.records import (
     ResultRecord,
     RunRecord,
@@ -50,14 +48,7 @@ __all__ = ["DEFAULT_DB_PATH", "Store", "resolve_url"]
 _CANDIDATES = 10  # runs an ambiguous reference lists
 
 
-def _short(exc: BaseException) -> str:
-    """The cause of a database error, without the SQL statement and its parameters."""
-    if isinstance(exc, DBAPIError) and exc.orig is not None:
-        return f"{type(exc.orig).__name__}: {exc.orig}"
-    return str(exc).split("\n", 1)[0]
-
-
-class Store:
+class Store(Database):
     """The results database.
 
     Args:
@@ -80,36 +71,14 @@ class Store:
     """
 
     def __init__(self, db: str | Path | None = None, *, create: bool = True) -> None:
-        url = resolve_url(db, create=create)
-        parsed = make_url(url)
-        self.url = parsed.render_as_string(hide_password=True)
-        """The database URL, password masked."""
-        try:
-            self._engine: Engine = open_engine(url)
-            ensure_schema(self._engine, create=create)
-        except StoreError as exc:  # not a scorekit database, no PostgreSQL driver: say which
-            raise StoreError(f"{self.url}: {exc}", url=self.url) from exc
-        except (SQLAlchemyError, ImportError) as exc:
-            raise StoreError(
-                f"cannot open the database {self.url}: {_short(exc)}", url=self.url
-            ) from exc
+        super().__init__(db, create=create)
 
-    def __repr__(self) -> str:
-        return f"Store({self.url!r})"
-
-    def __enter__(self) -> Store:
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Close every pooled connection."""
-        self._engine.dispose()
+    def _prepare(self, create: bool) -> None:
+        ensure_schema(self._engine, create=create)
 
     def _fail(self, action: str, exc: Exception, run_id: str | None = None) -> StoreError:
         return StoreError(
-            f"{action} failed on {self.url}: {_short(exc)}", url=self.url, run_id=run_id
+            f"{action} failed on {self.url}: {short_error(exc)}", url=self.url, run_id=run_id
         )
 
     # -- writing ---------------------------------------------------------------------------

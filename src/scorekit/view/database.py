@@ -15,15 +15,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
-from urllib.parse import quote
 
-from sqlalchemy import Connection, Engine, create_engine, event, inspect, select
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+from sqlalchemy import Connection, inspect, select
+from sqlalchemy.exc import SQLAlchemyError
 
 from scorekit.errors import StoreError
-from scorekit.store.engines import driver_url, resolve_url
+from scorekit.store.engines import Database, short_error
 from scorekit.store.records import RunRecord, run_record
 from scorekit.store.tables import results, runs
 
@@ -32,39 +29,7 @@ __all__ = ["ViewDatabase"]
 _CANDIDATES = 10  # runs an ambiguous reference lists
 
 
-def _short(exc: BaseException) -> str:
-    if isinstance(exc, DBAPIError) and exc.orig is not None:
-        return f"{type(exc.orig).__name__}: {exc.orig}"
-    return str(exc).split("\n", 1)[0]
-
-
-def _sqlite_read_only(dbapi_connection: Any, _record: Any) -> None:
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA query_only=ON")
-    cursor.execute("PRAGMA busy_timeout=30000")  # a run being written holds short locks
-    cursor.close()
-
-
-def _engine(url: str) -> Engine:
-    parsed = driver_url(url)  # postgresql:// goes through psycopg 3, or names the extra
-    backend = parsed.get_backend_name()
-    if backend == "sqlite":
-        database = parsed.database
-        if database in (None, "", ":memory:"):
-            raise StoreError("the viewer reads a database file, not an in-memory database")
-        path = Path(str(database)).resolve()
-        # a URI filename: mode=ro opens the file read-only (never creating it)
-        uri = f"file:{quote(str(path))}?mode=ro"
-        engine = create_engine(parsed.set(database=uri, query={"uri": "true"}))
-        event.listen(engine, "connect", _sqlite_read_only)
-        return engine
-    if backend == "postgresql":
-        options = {"options": "-c default_transaction_read_only=on"}
-        return create_engine(parsed, connect_args=options)
-    return create_engine(parsed)
-
-
-class ViewDatabase:
+class ViewDatabase(Database):
     """A results database opened read-only for the viewer.
 
     Args:
@@ -83,34 +48,13 @@ class ViewDatabase:
         'nightly'
     """
 
+    _opening = "read"
+
     def __init__(self, db: str | Path | None = None) -> None:
-        url = resolve_url(db, create=False)
-        self.url = make_url(url).render_as_string(hide_password=True)
-        """The database URL, password masked."""
-        try:
-            self._engine = _engine(url)
-            self._check_schema()
-        except StoreError as exc:
-            raise StoreError(f"{self.url}: {exc}", url=self.url) from exc
-        except (SQLAlchemyError, ImportError) as exc:
-            raise StoreError(
-                f"cannot read the database {self.url}: {_short(exc)}", url=self.url
-            ) from exc
+        super().__init__(db, create=False, read_only=True)
 
-    def __repr__(self) -> str:
-        return f"ViewDatabase({self.url!r})"
-
-    def __enter__(self) -> ViewDatabase:
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Close every pooled connection."""
-        self._engine.dispose()
-
-    def _check_schema(self) -> None:
+    def _prepare(self, create: bool) -> None:
+        """Refuse a database without scorekit's tables or with an older schema (no writes)."""
         found = inspect(self._engine)
         names = set(found.get_table_names())
         missing = {runs.name, results.name} - names
@@ -142,7 +86,9 @@ class ViewDatabase:
             with self._engine.connect() as conn:
                 yield conn
         except SQLAlchemyError as exc:
-            raise StoreError(f"reading {self.url} failed: {_short(exc)}", url=self.url) from exc
+            raise StoreError(
+                f"reading {self.url} failed: {short_error(exc)}", url=self.url
+            ) from exc
 
     def find_run(self, conn: Connection, ref: str) -> RunRecord:
         """One run by its id, a unique prefix of it, its name, or ``"latest"`` (as the CLI).
