@@ -1,7 +1,7 @@
 """How the HTML views (the static report, the web viewer) write values: text, scores, bands.
 
-One set of filters for every template, so a score or a stored value reads the same in the
-report and in the viewer. They return plain strings: the templates' autoescaping escapes them.
+One set of filters for every template, and one way to load the templates (:func:`templates`),
+so a score or a stored value reads the same in the report and in the viewer. They return plain strings: the templates' autoescaping escapes them.
 """
 
 from __future__ import annotations
@@ -9,9 +9,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from jinja2 import Environment, PackageLoader, StrictUndefined
 from pydantic_core import to_jsonable_python
 
-__all__ = ["band", "number", "pretty"]
+from scorekit.evals.gates import format_rate
+
+__all__ = ["band", "number", "pretty", "templates"]
 
 
 def pretty(value: Any) -> str:
@@ -41,3 +44,23 @@ def band(score: float | None) -> str:
     if score >= 0.75:
         return "high"
     return "mid" if score >= 0.4 else "low"
+
+
+def templates(package: str) -> Environment:
+    """The Jinja2 environment of ``package``'s ``templates`` folder, with these filters.
+
+    Autoescaped, undefined names an error, blocks trimmed; the filters ``pretty``, ``number``,
+    ``band`` and ``rate`` (an error rate as a percentage); callers add their own.
+
+    Args:
+        package: the package holding a ``templates`` folder (``"scorekit.report"``).
+    """
+    env = Environment(
+        loader=PackageLoader(package, "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(pretty=pretty, number=number, band=band, rate=format_rate)
+    return env

@@ -14,12 +14,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import Environment
 from pydantic_core import to_jsonable_python
 
 from scorekit.evals.gates import error_rate, format_rate, scorer_failures
 from scorekit.evals.recorder import stored_error_limits
-from scorekit.report.formats import band, number, pretty
+from scorekit.report.formats import pretty, templates
 from scorekit.report.histogram import Bin, bins_of
 from scorekit.store.records import ResultRecord, RunRecord
 from scorekit.store.store import Store
@@ -122,22 +122,8 @@ def _items(records: Iterable[ResultRecord], max_items: int) -> list[ItemView]:
 
 
 def _environment() -> Environment:
-    env = Environment(
-        loader=PackageLoader("scorekit.report", "templates"),
-        autoescape=True,
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters.update(
-        pretty=pretty,
-        short=_short,
-        number=number,
-        rate=format_rate,
-        band=band,
-        text=_text,
-        subresults=_sub_results,
-    )
+    env = templates("scorekit.report")
+    env.filters.update(short=_short, text=_text, subresults=_sub_results)
     return env
 
 

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import Environment
 
 from scorekit.console import usage_text
-from scorekit.evals.gates import format_rate
-from scorekit.report.formats import band, number, pretty
+from scorekit.report.formats import templates
 from scorekit.view.params import address
 
 __all__ = ["environment", "rate_change", "seconds", "signed"]
@@ -58,20 +57,10 @@ def _when(value: datetime | None) -> str:
 
 def environment() -> Environment:
     """The environment of the viewer's templates (``scorekit/view/templates``), autoescaped."""
-    env = Environment(
-        loader=PackageLoader("scorekit.view", "templates"),
-        autoescape=True,
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
+    env = templates("scorekit.view")
     env.filters.update(
-        pretty=pretty,
-        number=number,
         signed=signed,
-        rate=format_rate,
         rate_change=rate_change,
-        band=band,
         seconds=seconds,
         when=_when,
         usage=usage_text,
