@@ -1,7 +1,8 @@
 """How the HTML views (the static report, the web viewer) write values: text, scores, bands.
 
 One set of filters for every template, and one way to load the templates (:func:`templates`),
-so a score or a stored value reads the same in the report and in the viewer. They return plain strings: the templates' autoescaping escapes them.
+so a score or a stored value reads the same in the report and in the viewer. The filters
+return plain strings: the templates' autoescaping escapes them.
 """
 
 from __future__ import annotations
