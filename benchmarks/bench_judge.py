@@ -33,14 +33,12 @@ import argparse
 import asyncio
 import gc
 import json
-import multiprocessing
 import os
 import socket
 import statistics
 import sys
 import time
 from collections.abc import Awaitable, Callable
-from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
@@ -49,6 +47,7 @@ from pydantic import BaseModel
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from tests.servers.process import ServerProcess
 from tests.servers.scripted_openai import ScriptedServer
 
 from scorekit.judge import Judge, JudgeRequest, JudgeResponse, openai_compat
@@ -79,40 +78,6 @@ class InstantModel:
         if self.delay:
             await asyncio.sleep(self.delay)
         return JudgeResponse('{"label": "high"}', input_tokens=10, output_tokens=5)
-
-
-# -- the server, in its own process ---------------------------------------------------------
-
-
-def _serve(latency: float, conn: Connection) -> None:
-    server = ScriptedServer(latency=latency).start()
-    started_cpu = time.process_time()  # the interpreter's start-up is not serving
-    conn.send(server.base_url)
-    conn.recv()  # wait until told to stop
-    server.stop()
-    handled = max(1, server.handled)
-    conn.send((time.process_time() - started_cpu, server.handling_s / handled))
-
-
-class ServerProcess:
-    """The scripted server in a child process; ``server_cpu_s`` and ``handling_s`` after."""
-
-    def __init__(self, latency: float) -> None:
-        # spawned, not forked: the server does not start as a copy of the client's heap
-        spawn = multiprocessing.get_context("spawn")
-        self.parent, child = spawn.Pipe()
-        self.process = spawn.Process(target=_serve, args=(latency, child), daemon=True)
-        self.server_cpu_s = 0.0
-        self.handling_s = 0.0
-
-    def __enter__(self) -> str:
-        self.process.start()
-        return str(self.parent.recv())
-
-    def __exit__(self, *exc: object) -> None:
-        self.parent.send("stop")
-        self.server_cpu_s, self.handling_s = self.parent.recv()
-        self.process.join(5)
 
 
 # -- the floor: a minimal raw-socket HTTP/1.1 client ----------------------------------------

@@ -25,6 +25,7 @@ from scorekit._sync import run_sync
 from scorekit.errors import ConfigError, StoreError
 from scorekit.evals.executor import DEFAULT_CONCURRENCY, Executor, ItemTask, LocalExecutor
 from scorekit.evals.gates import check_max_error_rate, check_thresholds
+from scorekit.evals.heap import FrozenHeap
 from scorekit.evals.item import ItemJob
 from scorekit.evals.local import DEFAULT_SCORER_TIMEOUT
 from scorekit.evals.progress import check_progress, run_progress, total_of
@@ -127,6 +128,7 @@ class _Run:
                 field="store",
             )
         self.on_item_complete = on_item_complete
+        self.heap = FrozenHeap()
         self.bar: Progress | None = None
         self.keep_items = keep_items
         self.config = dict(config or {})
@@ -248,7 +250,10 @@ class _Run:
             self.bar.add_task("scoring", total=self.total)
             self.bar.start()
         try:
-            await self.executor.run(self.job, self._tasks(), self._emit)
+            # the objects older than the run stay out of the collector's full scans
+            # (scorekit.evals.heap): a scan stalls the loop and every reply in flight
+            with self.heap:
+                await self.executor.run(self.job, self._tasks(), self._emit)
             if self.source.error is not None:
                 error = self.source.error
                 raise DataSourceError(
@@ -290,6 +295,7 @@ class _Run:
         """
         if self.result.status == "running":
             self.result.status = "interrupted"
+        self.heap.release()  # its `with` block may never end
         if self.recorder is None or self.recorder.finished:
             return
         try:
