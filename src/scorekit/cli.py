@@ -33,7 +33,7 @@ from scorekit.commands.common import fail as _fail
 from scorekit.commands.common import out as _out
 from scorekit.config import load_config
 from scorekit.errors import ConfigError, ScorekitError
-from scorekit.evals import EvalInterrupted, EvalItem, EvalRunResult, run_evals_sync
+from scorekit.evals import EvalInterrupted, EvalItem, EvalRunResult, Executor, run_evals_sync
 from scorekit.plan import (
     DataFlags,
     RunPlan,
@@ -143,6 +143,29 @@ def _open_sink(out: Path) -> TextIO:
         raise ConfigError(f"--out {out}: cannot write there ({exc.strerror})", field="out") from exc
 
 
+def _executor(
+    kind: str, address: str | None, workers: int | None, concurrency: int
+) -> Executor | None:
+    """The executor ``--executor`` names (``None``: the local one, with ``--concurrency``).
+
+    Raises:
+        ConfigError: an unknown executor (``field="executor"``); ``--ray-address`` or
+            ``--workers`` without ``--executor ray``; Ray not installed (naming the extra).
+    """
+    if kind not in ("local", "ray"):
+        raise ConfigError(f"--executor must be local or ray, not {kind!r}", field="executor")
+    if kind == "local":
+        given = [
+            flag for flag, value in (("--ray-address", address), ("--workers", workers)) if value
+        ]
+        if given:
+            raise ConfigError(f"{given[0]} needs --executor ray", field=given[0].lstrip("-"))
+        return None
+    from scorekit.distributed import RayExecutor  # Ray is imported only for a Ray run
+
+    return RayExecutor(address, workers=workers or 2, concurrency=concurrency)
+
+
 @app.command()
 def run(
     data: Annotated[
@@ -216,7 +239,22 @@ def run(
         typer.Option(help="Report Pearson/Spearman of each scorer against this label field"),
     ] = None,
     concurrency: Annotated[
-        int | None, typer.Option(min=1, help="Items scored at once [config, else 8]")
+        int | None,
+        typer.Option(min=1, help="Items scored at once (per worker on Ray) [config, else 8]"),
+    ] = None,
+    executor: Annotated[
+        str,
+        typer.Option(help="Where items are scored: local, or ray (a Ray cluster; scorekit[ray])"),
+    ] = "local",
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            help="--executor ray: the cluster, auto, host:port or ray://host:port "
+            "[RAY_ADDRESS, else a new local cluster]"
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None, typer.Option(min=1, help="--executor ray: worker processes [2]")
     ] = None,
     judge_timeout: Annotated[
         float | None, typer.Option(min=0.001, help="Seconds one judge call may take [60]")
@@ -333,6 +371,7 @@ def run(
             data,
         )
         plan.check()  # reads the first record: an empty dataset or a missing field stops here
+        chosen = _executor(executor, ray_address, workers, plan.concurrency)
         store = None if no_store else Store(plan.db)
     except ScorekitError as exc:
         raise _fail(exc) from exc
@@ -346,7 +385,7 @@ def run(
         raise _fail(exc) from exc
     _note_tiny_models(plan.models)
     try:
-        result = _execute(plan, store, resume, run_id, out, sink)
+        result = _execute(plan, store, resume, run_id, out, sink, chosen)
     finally:
         if store is not None:
             store.close()
@@ -368,6 +407,7 @@ def _execute(
     run_id: str,
     out: Path | None,
     sink: TextIO | None,
+    executor: Executor | None = None,
 ) -> EvalRunResult:
     log = RunLog([s.id for s in plan.scorers], plan.correlate, sink, run_id=run_id)
     progress = Progress(
@@ -390,7 +430,8 @@ def _execute(
                 plan.items,
                 plan.scorers,
                 target=plan.target,
-                concurrency=plan.concurrency,
+                concurrency=plan.concurrency if executor is None else None,
+                executor=executor,
                 on_item_complete=on_item,
                 thresholds=plan.thresholds,
                 max_error_rate=plan.max_error_rate,

@@ -18,6 +18,12 @@ provider limit someone configured is respected, but it does not outlive them.
 
 The limiter is thread-safe and works across event loops (the sync bridge runs calls on a
 worker thread's loop): waiters are futures of their own loop, woken thread-safely.
+
+A process may also install one :class:`ClusterGate` (:func:`install_cluster_gate`): every
+request then holds a slot of it too, after its slot here, under the limiter's key. A Ray worker
+installs one that leases slots from one actor for the whole cluster
+(:mod:`scorekit.distributed.slots`), so many processes together stay within one limit; this
+per-process limiter keeps working inside each of them.
 """
 
 from __future__ import annotations
@@ -27,12 +33,19 @@ import itertools
 import threading
 import weakref
 from collections import deque
-from typing import Literal
+from typing import Literal, Protocol
 
 from scorekit.errors import JudgeHTTPError
 from scorekit.judge.model import JudgeModel, JudgeRequest, JudgeResponse
 
-__all__ = ["AdaptiveLimiter", "Outcome", "RateLimitedModel", "shared_limiter"]
+__all__ = [
+    "AdaptiveLimiter",
+    "ClusterGate",
+    "Outcome",
+    "RateLimitedModel",
+    "install_cluster_gate",
+    "shared_limiter",
+]
 
 Outcome = Literal["ok", "throttled", "failed"]
 """How an admitted request ended: success, HTTP 429, or another failure (no change)."""
@@ -41,14 +54,41 @@ _registry_lock = threading.Lock()
 _registry: dict[str, AdaptiveLimiter] = {}
 
 
+class ClusterGate(Protocol):
+    """A limit shared with other processes, held by each request on top of its limiter's."""
+
+    async def acquire(self, key: str, ceiling: int) -> object:
+        """Wait for a slot for model ``key`` (``ceiling``: the local limiter's); a lease back.
+
+        Cancelled while waiting, it must leave no slot taken.
+        """
+        ...
+
+    def release(self, lease: object, outcome: Outcome) -> None:
+        """Give the slot of ``lease`` back, reporting how the request ended (not blocking)."""
+        ...
+
+
+_cluster_gate: ClusterGate | None = None
+
+
+def install_cluster_gate(gate: ClusterGate | None) -> None:
+    """Make every request of this process also hold a slot of ``gate`` (``None``: no gate)."""
+    global _cluster_gate
+    _cluster_gate = gate
+
+
 class AdaptiveLimiter:
     """An AIMD concurrency limiter.
 
     Args:
         ceiling: the most requests in flight, ``>= 1``.
+        key: the model's key in the shared registry (what a :class:`ClusterGate` is asked
+            about), or ``None``.
     """
 
-    def __init__(self, ceiling: int) -> None:
+    def __init__(self, ceiling: int, key: str | None = None) -> None:
+        self.key = key
         self._lock = threading.Lock()
         self._ceiling = ceiling
         self._window = float(ceiling)
@@ -185,7 +225,7 @@ def shared_limiter(key: str, ceiling: int, owner: object | None = None) -> Adapt
     with _registry_lock:
         limiter = _registry.get(key)
         if limiter is None:
-            limiter = _registry[key] = AdaptiveLimiter(ceiling)
+            limiter = _registry[key] = AdaptiveLimiter(ceiling, key)
     limiter.claim(ceiling, owner)
     return limiter
 
@@ -214,7 +254,10 @@ class RateLimitedModel:
         """Wait for a slot, forward the request, and report its outcome to the limiter."""
         epoch = await self.limiter.acquire()
         outcome: Outcome = "failed"
+        gate, lease = _cluster_gate, None
         try:
+            if gate is not None and self.limiter.key is not None:
+                lease = await gate.acquire(self.limiter.key, self.limiter.ceiling)
             response = await self.inner.complete(request)
             outcome = "ok"
             return response
@@ -223,4 +266,6 @@ class RateLimitedModel:
                 outcome = "throttled"
             raise
         finally:
+            if gate is not None and lease is not None:
+                gate.release(lease, outcome)
             self.limiter.release(outcome, epoch)

@@ -1,0 +1,227 @@
+"""run_evals on a local Ray cluster: code scorers on 1 and 2 workers, and a judge-bound run.
+
+Part 1: ``--items`` (default 100,000) items (real STS-B sentence pairs, cycled, each with its
+own id) streamed from a generator through four code scorers (content similarity, keyword
+coverage, textual difference, tone), ``keep_items=False``, no store, on 1 then 2 Ray workers
+(batches of 256, 8 items in flight per worker); then 1 worker again, so a change in the
+machine's load shows. Figures: wall time, the part of it after the workers were up, items/s,
+the driver's CPU per item (``time.process_time``) and the speedup from 1 to 2 workers
+(target >= 1.6x). The machine has 2 cores: with 2 workers the driver shares them.
+
+Part 2: ``--judge-items`` (default 10,000) items through a one-call judge scorer
+(``tests.distributed.factories:create_judged_scorer``, ``reason=False``) against the scripted
+judge server in its own process at 50 ms per reply, on 2 workers of 64 items in flight each
+(128 requests wanted at once) under a cluster-wide judge concurrency of 64: wall time (after
+the workers were up) against the ideal ``items x 0.05 / 64`` s (target >= 85 % of the ideal
+throughput), the server's most requests in flight (must never pass 64) and the slot
+coordinator's.
+
+The cluster: ``ray.init(num_cpus=2)`` on 127.0.0.1, started by the benchmark. Timing is
+printed, never asserted; report the machine's load with the figures (printed before/after).
+
+Run: ``.venv/bin/python benchmarks/bench_scale.py [--items N] [--judge-items N]``
+(``--items 20000 --judge-items 2000`` for a quick run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import csv
+import multiprocessing
+import os
+import sys
+import time
+from collections.abc import Iterator
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+DATA = ROOT / "examples" / "stsb" / "sts-test-non-msr.tsv"
+CODE_SCORERS = ("content-similarity", "keyword-coverage", "textual-difference", "tone")
+LATENCY_S = 0.05
+JUDGE_LIMIT = 64
+SPEEDUP_TARGET = 1.6
+IDEAL_TARGET = 0.85
+
+
+def items(count: int) -> Iterator[dict[str, Any]]:
+    with DATA.open(encoding="utf-8", newline="") as handle:
+        pairs = [(row[5], row[6]) for row in csv.reader(handle, delimiter="\t", quoting=3)]
+    for n in range(count):
+        reference, output = pairs[n % len(pairs)]
+        yield {"id": str(n), "input": reference, "ground_truth": reference, "output": output}
+
+
+def load() -> str:
+    return "load average " + ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+# -- the judge server, in its own process -----------------------------------------------------
+
+
+def _serve(latency: float, conn: Connection) -> None:
+    sys.path.insert(0, str(ROOT))
+    from tests.distributed.factories import judge_reply
+    from tests.servers.scripted_openai import ScriptedServer
+
+    server = ScriptedServer(judge_reply, latency=latency).start()
+    conn.send(server.base_url)
+    while conn.recv() == "reset":
+        server.reset()
+        server.default, server.latency = judge_reply, latency
+        conn.send("ok")
+    conn.send({"max_in_flight": server.max_in_flight, "handled": server.handled})
+    server.stop()
+
+
+class ServerProcess:
+    """The scripted server in a spawned process; ``figures`` after it stops."""
+
+    def __init__(self, latency: float) -> None:
+        spawn = multiprocessing.get_context("spawn")
+        self.parent, child = spawn.Pipe()
+        self.process = spawn.Process(target=_serve, args=(latency, child), daemon=True)
+        self.figures: dict[str, int] = {}
+
+    def __enter__(self) -> str:
+        self.process.start()
+        return str(self.parent.recv())
+
+    def __exit__(self, *exc: object) -> None:
+        self.parent.send("stop")
+        self.figures = self.parent.recv()
+        self.process.join(5)
+
+
+# -- the measurements -------------------------------------------------------------------------
+
+
+def code_run(count: int, workers: int) -> dict[str, Any]:
+    from scorekit.distributed import RayExecutor
+    from scorekit.evals import run_evals
+    from scorekit.scorers import build_scorer
+
+    scorers = [build_scorer(name) for name in CODE_SCORERS]
+    executor = RayExecutor(workers=workers, concurrency=8, batch_size=256)
+    cpu, wall = time.process_time(), time.perf_counter()
+    result = asyncio.run(run_evals(items(count), scorers, executor=executor, keep_items=False))
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    assert result.total_items == count
+    scoring = wall - executor.stats.startup_s
+    return {
+        "workers": workers,
+        "wall": wall,
+        "startup": executor.stats.startup_s,
+        "scoring": scoring,
+        "items_per_s": count / scoring,
+        "driver_cpu_us": cpu / count * 1e6,
+        "means": {sid: round(mean, 4) for sid, mean in result.scores.items()},
+    }
+
+
+def part_one(count: int) -> None:
+    print(f"part 1: {count} items x {len(CODE_SCORERS)} code scorers ({', '.join(CODE_SCORERS)})")
+    print(f"  {load()}")
+    rows = [code_run(count, workers) for workers in (1, 2, 1)]
+    print("  workers   wall s  startup s  scoring s   items/s  driver CPU/item")
+    for row in rows:
+        print(
+            f"  {row['workers']:>7} {row['wall']:>8.1f} {row['startup']:>10.1f} "
+            f"{row['scoring']:>10.1f} {row['items_per_s']:>9.0f} {row['driver_cpu_us']:>12.0f} us"
+        )
+    assert rows[0]["means"] == rows[1]["means"] == rows[2]["means"]
+    one = (rows[0]["items_per_s"] + rows[2]["items_per_s"]) / 2
+    speedup = rows[1]["items_per_s"] / one
+    verdict = "met" if speedup >= SPEEDUP_TARGET else "missed"
+    print(
+        f"  speedup 1 -> 2 workers (scoring phase, 1-worker runs averaged): {speedup:.2f}x "
+        f"(target {SPEEDUP_TARGET}x: {verdict})"
+    )
+    print(f"  means {rows[1]['means']}")
+    print(f"  {load()}")
+
+
+def part_two(count: int) -> None:
+    from scorekit.distributed import RayExecutor
+    from scorekit.evals import run_evals
+    from scorekit.judge.spec import JudgeSpec
+    from scorekit.scorers.registry import ScorerSpec
+
+    print(
+        f"\npart 2: {count} items x 1 judge call, scripted judge at {LATENCY_S * 1000:.0f} ms "
+        f"in its own process, 2 workers x 64 in flight, cluster-wide judge concurrency "
+        f"{JUDGE_LIMIT}"
+    )
+    print(f"  {load()}")
+    server = ServerProcess(LATENCY_S)
+    with server as base_url:
+        judge = JudgeSpec(
+            "openai/scripted",
+            None,
+            {"base_url": base_url, "concurrency": JUDGE_LIMIT, "cache": False},
+        )
+        scorer = ScorerSpec(
+            "tests.distributed.factories:create_judged_scorer", {"reason": False}, judge
+        ).build()
+        data = (
+            {"id": str(n), "input": f"question {n}", "output": f"answer {n}"} for n in range(count)
+        )
+        executor = RayExecutor(
+            workers=2, concurrency=64, batch_size=32, judge_concurrency=JUDGE_LIMIT
+        )
+        cpu, wall = time.process_time(), time.perf_counter()
+        result = asyncio.run(run_evals(data, [scorer], executor=executor, keep_items=False))
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    scoring = wall - executor.stats.startup_s
+    ideal = count * LATENCY_S / JUDGE_LIMIT
+    slots = executor.stats.judge_slots or {}
+    share = ideal / scoring
+    print(f"  statuses {result.summary.counts[scorer.id]}, judge calls {result.judge_usage.calls}")
+    print(
+        f"  wall {wall:.2f} s, of which starting the workers {executor.stats.startup_s:.2f} s; "
+        f"scoring {scoring:.2f} s against the ideal {ideal:.2f} s: {share:.0%} of the ideal "
+        f"throughput (target {IDEAL_TARGET:.0%}: {'met' if share >= IDEAL_TARGET else 'missed'})"
+    )
+    most = server.figures["max_in_flight"]
+    models = list(slots.get("models", {}).values())
+    print(
+        f"  most in flight at the server {most} (limit {JUDGE_LIMIT}: "
+        f"{'never exceeded' if most <= JUDGE_LIMIT else 'EXCEEDED'}); the coordinator's "
+        f"sharing: {models}"
+    )
+    print(f"  driver CPU {cpu:.1f} s ({cpu / count * 1e6:.0f} us per item)")
+    print(f"  {load()}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, default=100_000, help="items of part 1")
+    parser.add_argument("--judge-items", type=int, default=10_000, help="items of part 2")
+    args = parser.parse_args()
+    import ray
+
+    os.environ.setdefault("OPENAI_API_KEY", "bench-key")  # the workers inherit it
+    started = time.perf_counter()
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        _node_ip_address="127.0.0.1",
+        log_to_driver=False,
+        runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "src")])}},
+    )
+    print(f"local Ray cluster of 2 CPUs up in {time.perf_counter() - started:.1f} s")
+    try:
+        if args.items:
+            part_one(args.items)
+        if args.judge_items:
+            part_two(args.judge_items)
+    finally:
+        ray.shutdown()
+
+
+if __name__ == "__main__":
+    main()
