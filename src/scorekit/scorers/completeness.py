@@ -94,11 +94,49 @@ def coverage(reference: list[str], output: list[str]) -> float:
     if not reference:
         return 1.0 if not output else 0.0
     exact = set(output)
-    by_length: dict[int, list[str]] = defaultdict(list)
+    # the rule is symmetric in substrings: a longer output word covers the strings inside it
+    # that are long enough (``inside``), and an element is covered by a shorter output word
+    # that is one of its own long-enough substrings; both are set look-ups for words up to
+    # _INDEXED characters, instead of a scan over every output word per element
+    inside: set[str] = set()
+    every: defaultdict[int, list[str]] = defaultdict(list)
+    long_words: defaultdict[int, list[str]] = defaultdict(list)
     for word in exact:
-        by_length[len(word)].append(word)
-    covered = sum(1 for element in reference if _covered(element, by_length, exact))
+        every[len(word)].append(word)
+        if len(word) <= _INDEXED:
+            inside.update(_parts(word))
+        else:
+            long_words[len(word)].append(word)
+    covered = 0
+    for element in reference:
+        if element in exact:
+            covered += 1
+        elif len(element) <= SHORT_WORD:
+            continue
+        elif len(element) > _INDEXED:  # a long element: the scan (few such words)
+            covered += _covered(element, every, exact)
+        elif (
+            element in inside
+            or not exact.isdisjoint(_parts(element))
+            or _covered(element, long_words, exact)  # inside a long output word
+        ):
+            covered += 1
     return covered / len(reference)
+
+
+_INDEXED = 40
+"""Output words up to this length are indexed by their long-enough substrings (:func:`_parts`)."""
+
+
+def _parts(word: str) -> list[str]:
+    """The substrings of ``word`` that are shorter and longer than :data:`MIN_OVERLAP` of it."""
+    size = len(word)
+    out: list[str] = []
+    length = size - 1
+    while length > 0 and length / size > MIN_OVERLAP:
+        out.extend(word[i : i + length] for i in range(size - length + 1))
+        length -= 1
+    return out
 
 
 def create_completeness_scorer(*, compare_to: CompareTo = "auto") -> Scorer:

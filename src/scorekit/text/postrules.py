@@ -4,8 +4,9 @@ The rules are data (:mod:`scorekit.text.ruledata`), matched by our own matcher
 (:mod:`scorekit.text.rulematch`). This module applies them as compromise does:
 
 * the rules run per clause (the tagger's comma split), a rule only where its required words and
-  tags occur (:func:`scorekit.text.ruledata.rules_for`), and only from the words carrying its
-  anchor token; a match resumes after the end of the previous one;
+  tags occur, and only from the words carrying its anchor token; both are found for many
+  clauses at once by :class:`scorekit.text.rulesearch.Batch`; a match resumes after the end
+  of the previous one;
 * every match is found first and the tags are set afterwards, in compromise's order (a later
   rule can override an earlier one); a "safe" rule does not override a conflicting tag.
 """
@@ -13,167 +14,30 @@ The rules are data (:mod:`scorekit.text.ruledata`), matched by our own matcher
 from __future__ import annotations
 
 import functools
-from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from scorekit.text.lexicon import Lexicon
-from scorekit.text.ruledata import END, Rule, rules_for
-from scorekit.text.rulematch import MAX_RUN, MatchTerm, Run
+from scorekit.text.ruledata import Rule, possible_rules
+from scorekit.text.rulematch import MatchTerm, Run
+from scorekit.text.rulesearch import Batch
 
 __all__ = ["apply_post_rules"]
 
 _DEBUG = False
 
 
-class _Index:
-    """Where each rule-index key (word, ``#Tag``, ``%Switch%``) occurs in a clause, as bit masks.
-
-    Bit ``p`` of a key's mask is set when the word at position ``p`` carries the key, so finding
-    where a rule can start is a few integer operations (shift, and, or). A short clause's masks
-    are built in one pass; a long clause's word positions are gathered in one pass and a mask is
-    made when a rule first asks for its key (most keys of a long clause are never asked for).
-    """
-
-    __slots__ = ("get", "keys", "lists", "masks", "n")
-
-    def __init__(self, clause: Sequence[MatchTerm]) -> None:
-        n = self.n = len(clause)
-        self.masks: dict[str, int] = {}
-        self.keys: set[str] = set()
-        if n <= _SHORT:  # small integers: set each word's bits as it comes
-            masks = self.masks
-            get = masks.get
-            bit = 1
-            for term in clause:
-                for key in _term_keys(term, self.keys):
-                    masks[key] = get(key, 0) | bit
-                bit <<= 1
-            masks[END] = 1 << (n - 1)
-            self.get: Callable[[str, int], int] = get
-            return
-        # a long clause: every key's positions in one pass (a mask is made when asked for)
-        words: defaultdict[str, list[int]] = defaultdict(list)
-        tags: defaultdict[str, list[int]] = defaultdict(list)
-        switches: defaultdict[str, list[int]] = defaultdict(list)
-        for pos, term in enumerate(clause):
-            normal = term.normal
-            words[normal].append(pos)
-            if term.text and term.text != normal:
-                words[term.text].append(pos)
-            if term.switch:
-                switches[term.switch].append(pos)
-            for tag in term.tags:
-                tags[tag].append(pos)
-        self.keys.update(term.normal for term in clause)
-        lists = {f"%{switch}%": found for switch, found in switches.items()}
-        lists.update(("#" + tag, found) for tag, found in tags.items())
-        self.keys.update(lists)
-        for word, found in words.items():  # a written word may look like a tag or switch key
-            lists[word] = sorted({*lists[word], *found}) if word in lists else found
-        lists[END] = [n - 1]
-        self.lists = lists
-        self.get = self._long_get
-
-    def _long_get(self, key: str, default: int = 0) -> int:
-        """The mask of ``key`` in a long clause, made on first use (``default``: unused)."""
-        found = self.masks.get(key)
-        if found is None:
-            positions = self.lists.get(key)
-            found = self.masks[key] = 0 if positions is None else _mask(positions, self.n)
-        return found
-
-    def starts(self, rule: Rule, n: int) -> int:
-        """The words a match of ``rule`` can start at, as a mask (a superset: the matcher decides).
-
-        Where its keyed tokens' keys occur at their offsets (:attr:`Rule.checks`) and, for a
-        pattern that starts ``X+ Y``, where a run of ``X`` reaches a ``Y``; all ``n`` words when
-        it says nothing; word 0 for a rule anchored with ``^``.
-        """
-        if rule.toks[0].start:
-            return 1
-        get = self.get
-        starts = (1 << n) - 1
-        if rule.run_to is not None:  # X+ Y: X from the start, every word, up to a Y
-            run, follow = rule.run_to
-            carries = found = 0
-            for key in run:
-                carries |= get(key, 0)
-            for key in follow:
-                found |= get(key, 0)
-            starts = reach = carries & (found >> 1)
-            for _ in range(MAX_RUN):
-                reach = carries & (reach >> 1) & ~starts
-                if not reach:
-                    break
-                starts |= reach
-        for offsets, wanted in rule.checks:
-            if not starts:
-                break
-            found = 0
-            for key in wanted:
-                found |= get(key, 0)
-            near = 0
-            for offset in offsets:
-                near |= found >> offset
-            starts &= near
-        return starts
-
-
-_SHORT = 256
-"""Clauses up to this many words build their masks bit by bit; longer ones through bitmaps."""
-
-
-def _term_keys(term: MatchTerm, keys: set[str]) -> list[str]:
-    """The index keys of one word: its normal and written forms, its switch and tags.
-
-    All but the written form are also added to ``keys`` (the keys that choose the rules).
-    """
-    normal = term.normal
-    keys.add(normal)
-    chosen = [f"%{term.switch}%"] if term.switch else []
-    chosen.extend("#" + tag for tag in term.tags)
-    keys.update(chosen)
-    chosen.append(normal)
-    if term.text and term.text != normal:  # a written form also counts as a word key
-        chosen.append(term.text)
-    return chosen
-
-
-def _mask(positions: list[int], n: int) -> int:
-    """The mask with the bits of ``positions`` set (``n``: the clause's length), in O(n)."""
-    digits = bytearray(b"0") * n  # digit k (from the right) is bit k
-    for pos in positions:
-        digits[n - 1 - pos] = 49  # "1"
-    return int(digits, 2)
-
-
-def _positions(mask: int, n: int) -> Iterable[int]:
-    """The set bits of ``mask``, lowest first, in time linear in ``n`` (the clause's length)."""
-    if n <= _SHORT:
-        while mask:
-            low = mask & -mask
-            mask ^= low
-            yield low.bit_length() - 1
-        return
-    digits = format(mask, "b")[::-1]  # digit k is bit k
-    at = digits.find("1")
-    while at >= 0:
-        yield at
-        at = digits.find("1", at + 1)
-
-
-def _find(rule: Rule, clause: Sequence[MatchTerm], starts: int) -> list[tuple[int, int]]:
+def _find(rule: Rule, clause: Sequence[MatchTerm], starts: list[int]) -> list[tuple[int, int]]:
     """The spans ``rule`` tags in ``clause`` (its captured group, else the whole match).
 
-    ``starts``: the mask of the words a match may start at (:meth:`_Index.starts`).
+    ``starts``: the words a match may start at, in order (:meth:`Batch.candidates`).
     """
     n = len(clause)
     found: list[tuple[int, int, dict[str, list[int]]]] = []
     resume = 0
     runner = Run(clause, rule.toks)
     last = n - rule.min_length  # the last start a match of the rule's length fits after
-    for start in _positions(starts, n):
+    for start in starts:
         if start < resume:
             continue
         if start > last:
@@ -291,48 +155,101 @@ def _apply(rule: Rule, terms: Sequence[MatchTerm], lex: Lexicon) -> None:
             term.tags -= drop
 
 
-_MEMO: dict[tuple[tuple[str, str, str, str, frozenset[str]], ...], list[tuple[Rule, int, int]]]
-_MEMO = {}
+_Matches = list[tuple[Rule, int, int]]
+_MEMO: dict[tuple[tuple[str, str, str, str, frozenset[str]], ...], _Matches] = {}
 _MEMO_SIZE = 4096
 _MEMO_WORDS = 200
+_BATCH_WORDS = 50_000
+"""About the most words matched in one :class:`Batch` (its masks, and the memory, stay bounded)."""
 
 
-def _clause_matches(clause: Sequence[MatchTerm]) -> list[tuple[Rule, int, int]]:
-    """Every (rule, start, end) that compromise's post-tagger would tag in ``clause``."""
-    index = _Index(clause)
-    n = len(clause)
-    out: list[tuple[Rule, int, int]] = []
-    for rule in rules_for(index.keys):
-        if n >= rule.min_words and (starts := index.starts(rule, n)):
-            out.extend((rule, a, b) for a, b in _find(rule, clause, starts))
+def _batches(indices: list[int], clauses: Sequence[Sequence[Any]]) -> Iterator[list[int]]:
+    """``indices`` in runs of whole clauses of about :data:`_BATCH_WORDS` words."""
+    part: list[int] = []
+    words = 0
+    for index in indices:
+        part.append(index)
+        words += len(clauses[index])
+        if words >= _BATCH_WORDS:
+            yield part
+            part, words = [], 0
+    if part:
+        yield part
+
+
+def _batch_matches(clauses: Sequence[Sequence[MatchTerm]]) -> list[_Matches]:
+    """Every (rule, start, end) that compromise's post-tagger would tag, clause by clause.
+
+    The rules are tried rule by rule over all the clauses at once (:class:`Batch`); each
+    clause's matches are then put in compromise's order: its rules by the rank of the first
+    index key the clause has, then by rule number, each rule's matches in text order.
+    """
+    batch = Batch(clauses)
+    found: list[list[tuple[int, int, _Matches]]] = [[] for _ in clauses]
+    for rule in possible_rules(batch.selection.keys()):
+        for index, starts in batch.candidates(rule):
+            spans = _find(rule, clauses[index], starts)
+            if spans:
+                rank = batch.rank(rule, index)
+                found[index].append((rank, rule.order, [(rule, a, b) for a, b in spans]))
+    out: list[_Matches] = []
+    for entries in found:
+        entries.sort(key=_by_place)
+        out.append([match for _, _, matches in entries for match in matches])
     return out
+
+
+def _by_place(entry: tuple[int, int, _Matches]) -> tuple[int, int]:
+    return entry[0], entry[1]
 
 
 def apply_post_rules(clauses: Sequence[Sequence[Any]], lex: Lexicon) -> None:
     """Run compromise's post-tagger rules over ``clauses`` (lists of tagger terms), in place.
 
     Every rule is matched against the tags as they stand; the tags are set afterwards, clause
-    by clause, in compromise's order (a later rule can override an earlier one).
+    by clause, in compromise's order (a later rule can override an earlier one). A clause seen
+    before (same words, tags and punctuation) reuses its matches.
     """
-    todo: list[tuple[Rule, Sequence[MatchTerm]]] = []
     memo = _MEMO
-    for clause in clauses:
+    results: list[_Matches | None] = [None] * len(clauses)
+    signatures: list[tuple[tuple[str, str, str, str, frozenset[str]], ...] | None] = []
+    new: dict[tuple[tuple[str, str, str, str, frozenset[str]], ...], int] = {}
+    pending: list[int] = []  # the clauses to match: the first of each new signature
+    repeats: list[tuple[int, int]] = []  # (a clause, the earlier one it repeats)
+    for index, clause in enumerate(clauses):
+        signature = None
         if not clause:
-            continue
-        if len(clause) > _MEMO_WORDS:  # a long clause seldom repeats: no signature for it
-            todo.extend((rule, clause[a:b]) for rule, a, b in _clause_matches(clause))
-            continue
-        # the same clause (words, tags, punctuation) always gives the same matches
-        signature = tuple((t.normal, t.text, t.switch, t.post, frozenset(t.tags)) for t in clause)
-        spans = memo.get(signature)
-        if spans is None:
-            spans = _clause_matches(clause)
-            if len(memo) >= _MEMO_SIZE:
-                memo.clear()
-            memo[signature] = spans
-        todo.extend((rule, clause[a:b]) for rule, a, b in spans)
-    for rule, span in todo:
-        if _DEBUG and span:
-            print(rule.match, "->", rule.tag, [t.text for t in span])
-        if span:
-            _apply(rule, span, lex)
+            results[index] = []
+        elif len(clause) > _MEMO_WORDS:  # a long clause seldom repeats: no signature for it
+            pending.append(index)
+        else:
+            # the same clause (words, tags, punctuation) always gives the same matches
+            signature = tuple(
+                (t.normal, t.text, t.switch, t.post, frozenset(t.tags)) for t in clause
+            )
+            cached = memo.get(signature)
+            if cached is not None:
+                results[index] = cached
+            elif signature in new:
+                repeats.append((index, new[signature]))
+            else:
+                new[signature] = index
+                pending.append(index)
+        signatures.append(signature)
+    for part in _batches(pending, clauses):
+        for index, matches in zip(part, _batch_matches([clauses[i] for i in part]), strict=True):
+            results[index] = matches
+            signature = signatures[index]
+            if signature is not None:
+                if len(memo) >= _MEMO_SIZE:
+                    memo.clear()
+                memo[signature] = matches
+    for index, first in repeats:
+        results[index] = results[first]
+    for clause, found in zip(clauses, results, strict=True):
+        for rule, a, b in found or ():
+            span = clause[a:b]
+            if _DEBUG and span:
+                print(rule.match, "->", rule.tag, [t.text for t in span])
+            if span:
+                _apply(rule, span, lex)

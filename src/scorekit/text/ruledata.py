@@ -1,23 +1,24 @@
-"""compromise 14.17.0's post-tagger rules as data: loading, compiling, choosing per clause.
+"""compromise 14.17.0's post-tagger rules as data: loading, compiling, choosing per text.
 
 The rules (``data/compromise_postrules.json``: compromise's ``model.two.matches`` with the order
 its rule index visits them; MIT, © Spencer Kelly) are compiled once into :class:`Rule` objects.
-For a clause, :func:`rules_for` picks the rules whose required words and tags occur there, in
-compromise's order, one per pattern; each rule knows where its keyed tokens stand from the
-start of a match (:attr:`Rule.checks`), so only the words where a match can start are tried.
+For a text, :func:`possible_rules` picks the rules whose required words and tags occur in it
+(which clause runs which rule, and in what order, is :mod:`scorekit.text.rulesearch`'s); each
+rule knows where its keyed tokens stand from the start of a match (:attr:`Rule.checks`), so
+only the words where a match can start are tried.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib import resources
 
 from scorekit.text.rulematch import Token, parse_token
 
-__all__ = ["END", "Rule", "rules_for"]
+__all__ = ["END", "Rule", "possible_rules", "want_floor"]
 
 END = "\x00end"
 """The index key of a clause's last word, where a ``$`` token must match (no word has it)."""
@@ -45,6 +46,8 @@ class Rule:
     """Where its keyed tokens are from the start: ``(offsets, keys)``, the rarest first."""
     run_to: tuple[frozenset[str], frozenset[str]] | None
     """``(X keys, Y keys)`` of a pattern that starts ``X+ Y`` (:func:`_run_to`)."""
+    listed: tuple[tuple[int, str], ...] = ()
+    """``(rank, key)`` of the keys compromise's rule index lists it under, in index order."""
 
 
 def _keys(tok: Token) -> frozenset[str] | None:
@@ -150,14 +153,16 @@ def _weight(key: str) -> int:
 @functools.cache
 def _rules() -> tuple[tuple[Rule, ...], dict[str, int]]:
     """The rules, and the visiting rank of each index key (compromise's rule-index order)."""
+    return _load()[:2]
+
+
+@functools.cache
+def _load() -> tuple[tuple[Rule, ...], dict[str, int], list[tuple[str, list[int]]]]:
+    """The compiled rules, each index key's rank and the index itself (key, rule numbers)."""
     path = resources.files("scorekit.text") / "data" / "compromise_postrules.json"
     raw = json.loads(path.read_text(encoding="utf-8"))
-    key_rank = {key: rank for rank, (key, _) in enumerate(raw["hooks"])}
-    # a rule's place: the first of its keys (in key order), then its place in that key's list
-    place: dict[int, list[tuple[int, int, str]]] = {}
-    for rank, (key, members) in enumerate(raw["hooks"]):
-        for pos, index in enumerate(members):
-            place.setdefault(index, []).append((rank, pos, key))
+    hooks: list[tuple[str, list[int]]] = [(key, list(members)) for key, members in raw["hooks"]]
+    key_rank = {key: rank for rank, (key, _) in enumerate(hooks)}
     rules: list[Rule] = []
     for index, item in enumerate(raw["rules"]):
         toks = tuple(parse_token(r) for r in item["regs"])
@@ -182,81 +187,117 @@ def _rules() -> tuple[tuple[Rule, ...], dict[str, int]]:
                 run_to=_run_to(toks),
             )
         )
-    _PLACES.update({i: sorted(p) for i, p in place.items()})
-    return tuple(rules), key_rank
+    for rank, (key, members) in enumerate(hooks):
+        for index in members:
+            rules[index].listed += ((rank, key),)
+    return tuple(rules), key_rank, hooks
 
 
-_PLACES: dict[int, list[tuple[int, int, str]]] = {}
+# Choosing the rules a text may need with bit masks over the rule numbers.
+#
+# Bit ``r`` of a mask stands for rule ``r`` (its place in the data file). Each index key has
+# three masks: the rules that need it, want it, are listed under it in compromise's rule index.
+# For a text, the masks of its keys are combined with integer and/or: a few operations per key
+# of the text instead of set operations per rule.
+#
+# A rule needs all of its ``needs`` (1 to 4 keys) and at least ``minWant`` of its ``wants``.
+# Both are counts of the rule's own keys present in the text, kept as "at least j" masks:
+# ``at_least[j]`` has bit r when j or more of rule r's keys were seen. Seeing a key whose mask is
+# ``m`` moves its rules up one level: ``at_least[j] |= at_least[j - 1] & m``, from the top level
+# down so that one key counts once. A rule never counts more of its needs than it has, so "all
+# needs" is "at least len(needs)".
+
+_MAX_NEEDS = 4
+_MAX_WANT = 3
+
+
+@dataclass(frozen=True, slots=True)
+class _Selection:
+    """The bit masks that choose a text's rules (see the comment above)."""
+
+    rules: tuple[Rule, ...]
+    keys: dict[str, tuple[int, int, int]]
+    """Key → (the rules that need it, that want it, that the rule index lists under it)."""
+    need_count: tuple[int, ...]
+    """``need_count[j]``: the rules with exactly ``j`` needs."""
+    want_count: tuple[int, ...]
+    """``want_count[j]``: the rules that want at least ``j`` of their wants (at most 3)."""
 
 
 @functools.cache
-def _trigger_table() -> dict[str, tuple[Rule, ...]]:
-    """Each rule under one key it cannot match without (its rarest need, else its wants)."""
-    rules, _ = _rules()
-    table: dict[str, list[Rule]] = {}
+def _selection() -> _Selection:
+    rules, _, hooks = _load()
+    # compromise visits a key's rules in the order of its list; the lists are in rule order,
+    # so that (rank of the key, rule number) sorts the rules of a clause as compromise does
+    if any(members != sorted(members) for _, members in hooks):
+        raise ValueError("compromise_postrules.json: a rule-index list is not in rule order")
+    need: dict[str, int] = {}
+    want: dict[str, int] = {}
+    need_count = [0] * (_MAX_NEEDS + 1)
+    want_count = [0] * (_MAX_WANT + 1)
     for rule in rules:
-        if rule.needs:
-            keys: Sequence[str] = [min(sorted(rule.needs), key=_weight)]
-        else:
-            keys = sorted(rule.wants)
-        for key in keys:
-            table.setdefault(key, []).append(rule)
-    return {k: tuple(v) for k, v in table.items()}
+        bit = 1 << rule.order
+        for key in rule.needs:
+            need[key] = need.get(key, 0) | bit
+        for key in rule.wants:
+            want[key] = want.get(key, 0) | bit
+        if len(rule.needs) > _MAX_NEEDS or rule.min_want > _MAX_WANT:
+            raise ValueError(f"compromise_postrules.json: rule {rule.match!r} wants too many keys")
+        need_count[len(rule.needs)] |= bit
+        want_count[want_floor(rule)] |= bit
+    listed = {key: sum(1 << r for r in members) for key, members in hooks}
+    keys = {
+        key: (need.get(key, 0), want.get(key, 0), listed.get(key, 0))
+        for key in {*need, *want, *listed}
+    }
+    return _Selection(
+        rules=rules, keys=keys, need_count=tuple(need_count), want_count=tuple(want_count)
+    )
 
 
-def rules_for(keys: set[str]) -> list[Rule]:
-    """The rules to try on a clause with these keys, in compromise's order, one per pattern."""
-    relevant = frozenset(keys & _relevant_keys())
-    cached = _TODO.get(relevant)
-    if cached is None:
-        if len(_TODO) >= _TODO_SIZE:
-            _TODO.clear()
-        cached = _TODO[relevant] = _todo_for(relevant)
-    return cached
+def want_floor(rule: Rule) -> int:
+    """How many of its wants ``rule`` needs: ``minWant``, and one for a rule without needs.
+
+    (compromise looks at a rule without needs only under one of its wants.)
+    """
+    return rule.min_want if rule.needs else max(rule.min_want, 1)
 
 
-_TODO: dict[frozenset[str], list[Rule]] = {}
-_TODO_SIZE = 4096
+def possible_rules(keys: Iterable[str]) -> list[Rule]:
+    """The rules that may run on some clause of a text with these keys, in rule order.
 
-
-@functools.cache
-def _relevant_keys() -> frozenset[str]:
-    """Every key some rule's selection looks at (needs, wants, ifNo, index keys)."""
-    rules, key_rank = _rules()
-    found = set(key_rank)
-    for rule in rules:
-        found |= rule.needs | rule.wants | rule.if_no
-    return frozenset(found)
-
-
-def _todo_for(keys: frozenset[str]) -> list[Rule]:
-    table = _trigger_table()
-    found: dict[int, Rule] = {}
-    for key in keys:
-        triggered = table.get(key)
-        if triggered is not None:
-            for rule in triggered:
-                found[rule.order] = rule
-    places = _PLACES
-    ranked: list[tuple[int, int, Rule]] = []
-    for rule in found.values():
-        if not rule.needs <= keys or not rule.if_no.isdisjoint(keys):
-            continue
-        if rule.wants and len(rule.wants & keys) < rule.min_want:
-            continue
-        for rank, pos, key in places[rule.order]:  # its first key the clause has
-            if key in keys:
-                ranked.append((rank, pos, rule))
-                break
-    ranked.sort(key=_place)
-    seen: set[str] = set()
+    ``keys``: every key of the text (normal forms, ``#Tag``, ``%Switch%``). A rule may run when
+    the text has all of its needs, enough of its wants and one of the keys it is listed under
+    in compromise's rule index (its ``ifNo`` keys and which clause has what are left to
+    :class:`scorekit.text.rulesearch.Batch`).
+    """
+    select = _selection()
+    table = select.keys
+    needs1 = needs2 = needs3 = needs4 = 0  # at least 1, 2, 3, 4 of a rule's needs
+    wants1 = wants2 = wants3 = 0  # at least 1, 2, 3 of its wants
+    listed = 0
+    for key in table.keys() & keys:
+        need, want, hook = table[key]
+        if need:  # from the top level down, so that one key counts once
+            needs4 |= needs3 & need
+            needs3 |= needs2 & need
+            needs2 |= needs1 & need
+            needs1 |= need
+        if want:
+            wants3 |= wants2 & want
+            wants2 |= wants1 & want
+            wants1 |= want
+        listed |= hook
+    counts = select.need_count
+    has_needs = counts[0] | counts[1] & needs1 | counts[2] & needs2 | counts[3] & needs3
+    has_needs |= counts[4] & needs4
+    least = select.want_count
+    has_wants = least[0] | least[1] & wants1 | least[2] & wants2 | least[3] & wants3
+    chosen = has_needs & has_wants & listed
+    rules = select.rules
     out: list[Rule] = []
-    for _, _, rule in ranked:
-        if rule.match not in seen:
-            seen.add(rule.match)
-            out.append(rule)
+    while chosen:  # lowest rule number first
+        low = chosen & -chosen
+        out.append(rules[low.bit_length() - 1])
+        chosen ^= low
     return out
-
-
-def _place(item: tuple[int, int, Rule]) -> tuple[int, int]:
-    return item[0], item[1]
