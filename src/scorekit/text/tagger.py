@@ -69,6 +69,13 @@ class Term:
         tags: compromise tag names (``Verb``, ``Gerund``, ``Noun``…), parents included.
         switch: the word's ambiguity class (``"Noun|Verb"``) or ``""``.
         implicit: whether the term was not written (second half of a contraction).
+        order: the tags in the order compromise's tagger adds them (a tag's parents just
+            before it, a tag set again after a conflict removed it at the end), kept by
+            steps 2 and 3 only; it may list parents not yet in ``tags``. A tuple, shared by
+            the terms of one word and replaced (never changed) when a tag is added.
+            compromise keeps a term's tags in a JS ``Set`` (insertion order) and breaks ties
+            between equally specific tags in that order (:func:`_by_depth`), so Python's
+            hash-seeded ``set`` order must never decide.
     """
 
     text: str
@@ -78,6 +85,7 @@ class Term:
     tags: set[str] = field(default_factory=set)
     switch: str = ""
     implicit: bool = False
+    order: tuple[str, ...] = ()
 
     def has(self, tag: str) -> bool:
         """Whether the term carries ``tag``."""
@@ -199,12 +207,29 @@ def clauses(terms: list[Term]) -> Iterable[list[Term]]:
         yield terms[begin:]
 
 
+@functools.cache
+def _lineage(tag: str) -> tuple[str, ...]:
+    """``tag``'s parents (in compromise's order), then ``tag``, as compromise's setTag adds them."""
+    return (*lexicon().parents.get(tag, ()), tag)
+
+
+def _record(term: Term, tag: str) -> None:
+    """Note in ``term.order`` that ``tag`` arrives now (its parents first; a known tag stays)."""
+    order = term.order
+    new = [name for name in _lineage(tag) if name not in order]
+    if new:
+        term.order = (*order, *new)
+
+
 def set_tag(term: Term, tag: str, lex: Lexicon) -> None:
     """Set ``tag`` on ``term``: drop the tags it conflicts with, add it and its parents."""
     conflicts = lex.conflicts.get(tag, frozenset())
     term.tags -= conflicts
+    if not conflicts.isdisjoint(term.order):  # as a JS Set: a tag set again comes last
+        term.order = tuple(name for name in term.order if name not in conflicts)
     term.tags.add(tag)
     term.tags.update(lex.parents.get(tag, ()))
+    _record(term, tag)
 
 
 _FILLED: dict[frozenset[str], frozenset[str]] = {}
@@ -227,6 +252,7 @@ def _fill(term: Term, lex: Lexicon) -> None:
         guess = lex.guess_tense(term.normal)
         if guess:
             term.tags.add(guess)
+            _record(term, guess)
 
 
 def _word_facts(word: str, lex: Lexicon) -> tuple[tuple[str, ...], str]:
@@ -239,7 +265,7 @@ def _word_facts(word: str, lex: Lexicon) -> tuple[tuple[str, ...], str]:
     return lex.words.get(word, ()), switch
 
 
-_FirstPass = tuple[tuple[str, ...], str]  # tags, switch class
+_FirstPass = tuple[tuple[str, ...], str, tuple[str, ...]]  # tags, switch class, order
 
 
 def _first_pass(term: Term, lex: Lexicon, cache: dict[tuple[str, str, bool], _FirstPass]) -> None:
@@ -252,16 +278,19 @@ def _first_pass(term: Term, lex: Lexicon, cache: dict[tuple[str, str, bool], _Fi
     found = cache.get(key)
     if found is None:
         _first_pass_uncached(term, lex)
-        found = cache[key] = (tuple(term.tags), term.switch)
+        found = cache[key] = (tuple(term.tags), term.switch, term.order)
         return
     term.tags.update(found[0])
     term.switch = found[1]
+    term.order = found[2]
 
 
 def _first_pass_uncached(term: Term, lex: Lexicon) -> None:
     word = term.normal
     tags, term.switch = _word_facts(word, lex)
     term.tags.update(tags)
+    for tag in tags:  # compromise's setTag of each lexicon tag, in the lexicon's order
+        _record(term, tag)
     if (
         not term.sentence_start
         and _TITLE.match(term.text)
@@ -271,17 +300,20 @@ def _first_pass_uncached(term: Term, lex: Lexicon) -> None:
         _fill(term, lex)
         if "Noun" not in term.tags:
             term.tags.clear()
+            term.order = ()
         term.tags.add("ProperNoun")
+        _record(term, "ProperNoun")
     if not term.tags:
         guess = _suffix_guess(word, lex)
+        if not guess and _NUMBER.match(word):
+            term.tags.update(("Cardinal", "NumericValue"))
+            _record(term, "Cardinal")
+            _record(term, "NumericValue")
+            return
+        guess = guess or _ending_guess(word)
         if guess:
             term.tags.add(guess)
-        elif _NUMBER.match(word):
-            term.tags.update(("Cardinal", "NumericValue"))
-        else:
-            ending = _ending_guess(word)
-            if ending:
-                term.tags.add(ending)
+            _record(term, guess)
 
 
 def _ending_guess(word: str) -> str | None:
@@ -347,12 +379,38 @@ def _neighbour_tables() -> tuple[
 
 
 def _by_depth(term: Term, table: dict[str, str | None], lex: Lexicon) -> str | None:
-    """The clue for the most specific of ``term``'s tags found in ``table``."""
-    ranked = sorted(term.tags, key=lambda t: len(lex.parents.get(t, ())), reverse=True)
-    for tag in ranked:
+    """The clue for the most specific of ``term``'s tags found in ``table``.
+
+    Source: compromise 14.17.0 ``checkTag`` (preTagger switches): the tags sorted by their
+    number of parents, most first, by a stable sort over the tags' insertion order; the first
+    with a clue wins. Ties (``Actor`` and ``ProperNoun`` of "Officer", one parent each) go to
+    the tag that came first (:attr:`Term.order`), never to Python's ``set`` order.
+    """
+    tags = term.tags
+    depth = _depths()
+    best: str | None = None
+    most = -1
+    tied = False
+    for tag in tags:  # the set's order decides nothing here: ties are settled below
         if table.get(tag):
-            return table[tag]
-    return None
+            rank = depth.get(tag, 0)
+            if rank > most:
+                best, most, tied = tag, rank, False
+            elif rank == most:
+                tied = True
+    if tied:  # the first of the most specific in compromise's order (then by name, if unseen)
+        best = next(
+            tag
+            for tag in (*term.order, *sorted(tags.difference(term.order)))
+            if tag in tags and table.get(tag) and depth.get(tag, 0) == most
+        )
+    return table[best] if best is not None else None
+
+
+@functools.cache
+def _depths() -> dict[str, int]:
+    """Each tag's number of parents (compromise's specificity rank)."""
+    return {tag: len(parents) for tag, parents in lexicon().parents.items()}
 
 
 def _resolve_switch(terms: list[Term], i: int, lex: Lexicon) -> str | None:
@@ -388,8 +446,9 @@ def _tag_clause(terms: list[Term], lex: Lexicon) -> None:
     for i, term in enumerate(terms):
         _fill(term, lex)
         if not term.tags:
-            guess = _neighbour(terms, i)
-            term.tags.add(guess or "Noun")
+            guess = _neighbour(terms, i) or "Noun"
+            term.tags.add(guess)
+            _record(term, guess)
             _fill(term, lex)
     for i, term in enumerate(terms):
         if term.switch and not term.tags & {"Acronym", "PhrasalVerb"}:
@@ -417,11 +476,14 @@ def _phrasal(terms: list[Term], lex: Lexicon) -> None:
             continue
         set_tag(first, tense, lex)
         first.tags.add("PhrasalVerb")
+        _record(first, "PhrasalVerb")
         first.switch = ""
         second.tags = {"Verb", "PhrasalVerb", "Particle"}
+        second.order = ("Verb", "PhrasalVerb", "Particle")
         second.switch = ""
         if first.normal in _HAVE and second.normal == "to":
             first.tags.add("Auxiliary")
+            _record(first, "Auxiliary")
 
 
 _HAS_WORDS = frozenset({"been", "become"})
@@ -464,6 +526,9 @@ def _is_or_has(terms: list[Term], lex: Lexicon) -> None:
             term.normal = "has"
             term.switch = ""
             term.tags = set(lex.words.get("has", ()))
+            term.order = ()
+            for tag in lex.words.get("has", ()):
+                _record(term, tag)
             _fill(term, lex)
 
 
