@@ -49,5 +49,15 @@ bench: venv
 	$(BIN)/python benchmarks/bench_judge.py
 	$(BIN)/python benchmarks/bench_run_evals.py
 
+## bench-judge: judgement quality and cost of the LLM scorers vs human labels (docs/judge-quality.md).
+## Fetches and verifies the benchmark judge once (Qwen2.5-Coder-1.5B-Instruct Q4_K_M, ~1.1 GB,
+## cached outside the repository), then runs the default tasks (~75 min on 2 idle cores).
+## MODEL=... picks another judge; BENCH_ARGS=... adds harness options (e.g. --rows 4).
+JUDGE_GGUF = $(shell $(PYTHON) tools/fetch_judge_model.py --print-path)
+MODEL ?= local/$(JUDGE_GGUF)
+bench-judge: venv
+	$(BIN)/python tools/fetch_judge_model.py
+	$(BIN)/python benchmarks/judge_agreement.py --model '$(MODEL)' --json .scorekit/judge-quality.json $(BENCH_ARGS)
+
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -76,7 +76,7 @@ async def test_request_asks_for_json_schema_with_deterministic_sampling(
     body = server.chat_requests[-1]
     assert body["temperature"] == 0
     assert body["seed"] == 7
-    assert body["max_tokens"] == 64
+    assert body["max_tokens"] == 46  # Relevance's bound (budget.py), below max_tokens=64
     assert body["messages"][0]["role"] == "system"
     assert body["messages"][1] == {"role": "user", "content": "Label it"}
     fmt = body["response_format"]
@@ -189,7 +189,7 @@ async def test_malformed_json_is_repaired_once(server: ScriptedServer) -> None:
     repair = server.chat_requests[1]["messages"]
     assert repair[-2] == {"role": "assistant", "content": '{"label": "high"'}
     assert "did not match the required JSON schema" in repair[-1]["content"]
-    assert "holds no JSON value" in repair[-1]["content"]
+    assert "the reply's JSON is unterminated (cut off after 16 characters)" in repair[-1]["content"]
 
 
 async def test_malformed_json_twice_fails_with_raw_text(server: ScriptedServer) -> None:
@@ -244,22 +244,28 @@ async def test_reply_failing_the_schema_twice_gives_an_error_result_with_raw_out
     assert partial.judge_usage.calls == 2
 
 
-async def test_cut_off_reply_is_retried_once_with_a_larger_budget(server: ScriptedServer) -> None:
+async def test_cut_off_below_the_bound_is_retried_once_at_the_bound(
+    server: ScriptedServer,
+) -> None:
+    # max_tokens=16 is below Relevance's bound (46 tokens, 18 characters): one retry at the
+    # bound measured at the reply's own density, ceil(1.25 × 18 × 7 / 5) + 32 = 64
     server.enqueue(Reply('{"lab', finish_reason="length"), Reply('{"label": "medium"}'))
     result = await make_judge(server, max_tokens=16).generate_object("x", Relevance)
     assert result.value.label == "medium"
     budgets = [body["max_tokens"] for body in server.chat_requests]
     assert budgets == [16, 64]
     assert result.usage.calls == 2
+    assert (result.usage.max_tokens, result.usage.max_tokens_per_call) == (80, 64)
 
 
 async def test_cut_off_twice_fails_with_raw_text(server: ScriptedServer) -> None:
     server.enqueue(*[Reply('{"lab', finish_reason="length") for _ in range(2)])
-    with pytest.raises(JudgeOutputError, match="cut off") as info:
+    with pytest.raises(JudgeOutputError, match="cut off at the token limit even with") as info:
         await make_judge(server).generate_object("x", Relevance)
     assert info.value.raw_output == '{"lab'
     assert info.value.attempts == 2
-    assert server.chat_requests[1]["max_tokens"] == 4096  # none set: the default retry budget
+    budgets = [body["max_tokens"] for body in server.chat_requests]
+    assert budgets == [46, 64]  # the bound's budget, then the bound at the reply's density
 
 
 async def test_malformed_http_body_is_a_judge_error(server: ScriptedServer) -> None:

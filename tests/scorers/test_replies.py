@@ -154,10 +154,11 @@ def test_item_limit_counts_characters() -> None:
 def test_at_most_bounds_the_list_from_above() -> None:
     spec = Claims.at_most(2)
     assert spec.json_schema["properties"]["claims"] == {
-        "items": {"type": "string"},
+        "items": {"type": "string", "maxLength": 500},  # TEXT_CHARS: each claim is bounded
         "type": "array",
         "maxItems": 2,
     }
+    assert spec.reply_chars == 4 * 3 * 2 + 256  # the whole list: 4x its text, 3 chars a unit
     assert Claims.at_most(2) is spec
     context = spec.validation_context
     assert Claims.model_validate({"claims": []}, context=context).claims == []
@@ -202,7 +203,7 @@ def test_the_judge_sees_no_titles_or_developer_docstrings() -> None:
     schema = Noted.model_json_schema()
     assert schema["description"] == "One verdict for the whole answer."
     assert schema["additionalProperties"] is False
-    assert schema["properties"] == {"verdict": {"type": "string"}}
+    assert schema["properties"] == {"verdict": {"type": "string", "maxLength": 500}}
 
 
 @pytest.mark.parametrize(

@@ -467,4 +467,5 @@ def test_missing_tools_name_only_available_tools_once() -> None:
         "items": {"type": "string", "enum": ["weather", "calendar"]},
         "type": "array",
         "uniqueItems": True,
+        "maxItems": 2,  # each available tool at most once: the reply stays bounded
     }

@@ -7,7 +7,10 @@ the recipe (the port changed no request), and computed anew when the schemas sen
 lost their titles and developer docstrings (replies.py), and once more when Hallucination
 stopped asking the judge to copy each claim back as ``statement`` (its analyze request: prompt
 and schema; the scorer fills ``statement`` from its own copy, row 79); the other three
-scorers' requests did not change. A change of these keys must always be such a deliberate one.
+scorers' requests did not change. Every key changed again with the reply budgets (cache key
+version 3: each request's ``max_tokens`` follows from its schema's bound, and the schemas bound
+their free text and lists, judge/budget.py). A change of these keys must always be such a
+deliberate one.
 """
 
 from __future__ import annotations
@@ -52,9 +55,9 @@ CASES: dict[str, tuple[Factory, dict[str, Any], dict[str, Any], list[Any], float
         ],
         5.0,
         [
-            "6ff6abd9310da4e892d81cd8e22d872e4cf1a0577d7de8e12a4373c64603fc84",
-            "f82befe100fde194a1574d342617675f1d74f30c38c6ec13a4c6464c94facb2c",
-            "627cde7027c4d106af761c73e26c5678d1dc346078daaec5eb239ebd0999b024",
+            "8c6619d09fa7048b93ac8d56f2cd10bc48f89a12870e1e7a555d3b62522ab4a3",
+            "845635fed88ba4acc218f736a8a01d521a627f8d07925b5d1888fb9dc6d5e661",
+            "badff12361244226b1740204aa545d9e93060260920fb94a57b678b75ecd20ef",
         ],
     ),
     "hallucination": (
@@ -73,9 +76,9 @@ CASES: dict[str, tuple[Factory, dict[str, Any], dict[str, Any], list[Any], float
         ],
         5.0,
         [
-            "c531dd524f951ae3c2c791a86f6d2b73044ccb4757f3e6210948564081b7cacb",
-            "444b09817642d0073193e52f3f953b87849e0edad3b197f86de2a727cc51c48d",
-            "aa6018b3ba4f69f09f5f8aafd4ee67b2e406c71900ea37b75d5cd022814878a7",
+            "776c9edd54b46d579facd77edaeed499b1e9ced6b83ed70fae6df7beda7b7443",
+            "69a3848e9dc28177fec4517a6db5577e856053e88b72294366dac2ec16f8611d",
+            "1eae132825e37e1a77e88426fc472a0b04d067ede5ff73d1c163c644cd4509b1",
         ],
     ),
     "context-recall": (
@@ -89,9 +92,9 @@ CASES: dict[str, tuple[Factory, dict[str, Any], dict[str, Any], list[Any], float
         ],
         10.0,
         [
-            "cd725637a62cc1cbc9e0ee0c0521663e0949e6032de0875a68d4f5d1bf345e6d",
-            "358d418d541319e9cc3fa64d6681cdf246897f1754c0a96f1c7aef83344afc76",
-            "28e2ef375ab98ed76fe032782d44e9f22cd1580258389a33837cb42305e4a39e",
+            "fa084c985436bef20eb3bca3e10d14185d9965651a7f35c683198cc47390de5b",
+            "3c8ef6bff81bdb15d98130f7e108ca9a40b4743d9b32d3a392d4a0d93a06f436",
+            "e1c3f30e47dc9f21d264c2d8f85c971b3f648066d5caafdd34030443a7f90b50",
         ],
     ),
     "answer-relevancy": (
@@ -117,9 +120,9 @@ CASES: dict[str, tuple[Factory, dict[str, Any], dict[str, Any], list[Any], float
         ],
         5.0,
         [
-            "d0480ee508ae413df1407f724bec836ff5d2ce41b05d432c40cdd93109078036",
-            "28e100519a72fce8e9cbe0f46f3b555befdfa600dfe9f729039191caaa058658",
-            "5d9cfc857dbe2331485a1a942de50f94d3fb68817c9bd8ccb2de1e8f2a0530dd",
+            "2bd1279c25aa097d0d45d58c83174002d54d2214268beb6badbdd5c72395931a",
+            "4ed8994ffa23784297dd79b6ec9206599f05c4ebe0539bf9e8430e4a98003579",
+            "8c02db8a186e54d027219681e5e4835f8306d6491631269e2d35a39caa1b7f7b",
         ],
     ),
 }

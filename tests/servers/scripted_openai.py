@@ -5,7 +5,8 @@ daemon thread. Tests queue :class:`Reply` objects; each POST to ``/v1/chat/compl
 ``/v1/messages``) takes the next one, or the default reply when the queue is empty. Faults are
 replies too: an HTTP error status with headers, a raw (malformed) body, a delay, or a
 response that never comes (``hang=True``: the connection stays silent until the server
-stops or ``hang_s`` passes, then closes).
+stops or ``hang_s`` passes, then closes). A reply may carry token log-probabilities
+(``logprobs=``, built by :func:`token_logprobs`), sent as the choice's ``logprobs``.
 
 Every request is recorded (path, headers, decoded JSON body) in ``server.requests``, and the
 largest number of requests handled at once in ``server.max_in_flight``. ``server.handling_s``
@@ -16,6 +17,7 @@ scripted delays excluded), so benchmarks can subtract what the server costs.
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections import deque
@@ -24,7 +26,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["RecordedRequest", "Reply", "ScriptedServer"]
+__all__ = ["RecordedRequest", "Reply", "ScriptedServer", "token_logprobs"]
 
 
 @dataclass
@@ -39,11 +41,47 @@ class Reply:
     content_type: str = "application/json"
     usage: Any = None  # overrides the whole "usage" object of a chat completion
     message: Any = None  # overrides the whole "message" object of a chat completion
+    logprobs: Any = None  # the choice's "logprobs" object ({"content": [...]}), when set
     delay: float = 0.0
     hang: bool = False
     hang_s: float = 30.0
     prompt_tokens: int = 11
     completion_tokens: int = 7
+
+
+def _token(text: str, logprob: float, top: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    entry: dict[str, Any] = {"token": text, "logprob": logprob, "bytes": list(text.encode())}
+    if top is not None:
+        entry["top_logprobs"] = top
+    return entry
+
+
+def token_logprobs(
+    content: str, field: str, alternatives: list[dict[str, float]], *, chunk: int = 3
+) -> dict[str, Any]:
+    """A chat completion's ``logprobs`` object for ``content``, as an OpenAI server sends it.
+
+    The content is cut into tokens of ``chunk`` characters (log-probability 0, alone in their
+    top list), except each string value of a ``field`` key, which is one token whose top list
+    is the next mapping of ``alternatives`` (token text -> log-probability) and whose own
+    log-probability is its entry there.
+    """
+    tokens: list[dict[str, Any]] = []
+
+    def plain(text: str) -> None:
+        for at in range(0, len(text), chunk):
+            piece = text[at : at + chunk]
+            tokens.append(_token(piece, 0.0, [_token(piece, 0.0)]))
+
+    cursor = 0
+    found = iter(alternatives)
+    for match in re.finditer(rf'"{field}":\s*"([^"]*)', content):
+        plain(content[cursor : match.start(1)])
+        label, top = match.group(1), next(found)
+        tokens.append(_token(label, top[label], [_token(text, lp) for text, lp in top.items()]))
+        cursor = match.end(1)
+    plain(content[cursor:])
+    return {"content": tokens}
 
 
 @dataclass
@@ -64,18 +102,19 @@ def _chat_completion(reply: Reply, model: str) -> dict[str, Any]:
             "completion_tokens": reply.completion_tokens,
             "total_tokens": reply.prompt_tokens + reply.completion_tokens,
         }
+    choice: dict[str, Any] = {
+        "index": 0,
+        "message": message,
+        "finish_reason": reply.finish_reason,
+    }
+    if reply.logprobs is not None:
+        choice["logprobs"] = reply.logprobs
     return {
         "id": "chatcmpl-scripted",
         "object": "chat.completion",
         "created": 1700000000,
         "model": model,
-        "choices": [
-            {
-                "index": 0,
-                "message": message,
-                "finish_reason": reply.finish_reason,
-            }
-        ],
+        "choices": [choice],
         "usage": usage,
     }
 

@@ -7,7 +7,9 @@ whose root is not an object is put in the prompt instead. SDK exceptions are tra
 once, like the OpenAI-compatible adapter does.
 
 Sampling parameters (``temperature``, ``seed``) are not sent: the Messages API of the SDK
-version pinned here no longer takes them.
+version pinned here no longer takes them. The Messages API returns no token log-probabilities:
+a request asking for them (``top_logprobs``, a scorer's ``scoring="expected"``) fails at once,
+before anything is sent, with :class:`~scorekit.errors.JudgeUnavailableError`.
 """
 
 from __future__ import annotations
@@ -129,8 +131,16 @@ class AnthropicModel:
             JudgeHTTPError: an HTTP error status, or a connection failure (``status_code == 0``).
             JudgeTimeoutError: the SDK's own timeout fired.
             JudgeContextWindowError: the prompt is too long for the model.
+            JudgeUnavailableError: the request asks for token log-probabilities, which the
+                Messages API does not return (nothing is sent).
             JudgeError: any other SDK failure.
         """
+        if request.top_logprobs is not None:
+            raise JudgeUnavailableError(
+                f"{self.model_id}: Anthropic's Messages API returns no token log-probabilities, "
+                "which scoring='expected' needs; use scoring='label', or a judge whose API "
+                "returns them (OpenAI, vLLM, llama.cpp: local/...)"
+            )
         base_url = self._resolved.base_url or ""
         check_request_allowed(base_url, self.model_id)
         sdk = self._sdk

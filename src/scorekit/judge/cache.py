@@ -2,7 +2,10 @@
 
 The key is the SHA-256 of a canonical JSON of the model's identity (provider, model name, base
 URL), the messages, the output schema and the generation parameters (temperature, max tokens,
-seed). The API key is never part of it, nor stored.
+seed, and ``top_logprobs`` when a request asks for token log-probabilities). The API key is
+never part of it, nor stored. A reply's log-probabilities are stored with it (table
+``judge_logprobs``, one compact JSON list per key), so a cache hit returns them; a request
+that asked for them but got none back is not stored.
 
 Only replies worth replaying are stored: a reply cut off at the token limit, an empty text
 reply, or a structured reply that does not parse and fully validate (with the request's pydantic
@@ -40,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from scorekit.errors import ConfigError
-from scorekit.judge.model import JudgeModel, JudgeRequest, JudgeResponse
+from scorekit.judge.model import JudgeModel, JudgeRequest, JudgeResponse, TokenLogprob
 from scorekit.judge.structured import SchemaSpec, parse_output
 
 __all__ = [
@@ -54,12 +57,42 @@ __all__ = [
 
 CACHE_FILE = "judge-cache.sqlite3"
 """The database file name inside the cache folder."""
-_KEY_VERSION = 2
+_KEY_VERSION = 4
 """Bumped when the key's recipe or the rule for what is stored changes, so old entries are
 simply never hit (2: entries stored by version 1 were checked against the JSON schema only, so
-they may hold replies a pydantic validator rejects)."""
+they may hold replies a pydantic validator rejects; 3: requests carry the reply budget of their
+schema's bound and scorer schemas bound their free text and lists, judge/budget.py; 4: the
+scorer prompts and schemas redesigned for judgement per token, issue 12).
+``top_logprobs`` joins the key only when a request sets it, so the keys of requests without it
+are unchanged by it."""
 
 _SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _dump_logprobs(tokens: tuple[TokenLogprob, ...]) -> str:
+    """Tokens as compact JSON: ``[[token, logprob, bytes-hex|null, [[alt, lp, hex|null]...]]]``."""
+
+    def one(token: TokenLogprob) -> list[Any]:
+        raw = token.token_bytes.hex() if token.token_bytes is not None else None
+        return [token.token, token.logprob, raw]
+
+    return json.dumps(
+        [[*one(t), [one(alt) for alt in t.top]] for t in tokens],
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+
+
+def _load_logprobs(text: str) -> tuple[TokenLogprob, ...]:
+    """Read what :func:`_dump_logprobs` wrote."""
+
+    def one(row: list[Any], top: tuple[TokenLogprob, ...] = ()) -> TokenLogprob:
+        raw = bytes.fromhex(row[2]) if row[2] is not None else None
+        return TokenLogprob(row[0], float(row[1]), raw, top)
+
+    return tuple(one(row, tuple(one(alt) for alt in row[3])) for row in json.loads(text))
+
+
 """The first 16 bytes of every SQLite database file."""
 _log = logging.getLogger("scorekit.judge")
 _registry_lock = threading.Lock()
@@ -85,6 +118,8 @@ def cache_key(identity: Mapping[str, Any], request: JudgeRequest) -> str:
         "max_tokens": request.max_tokens,
         "seed": request.seed,
     }
+    if request.top_logprobs is not None:
+        payload["top_logprobs"] = request.top_logprobs
     canonical = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
 
@@ -139,6 +174,11 @@ class JudgeCache:
                 " finish_reason TEXT, input_tokens INTEGER NOT NULL,"
                 " output_tokens INTEGER NOT NULL, created_at REAL NOT NULL)"
             )
+            # a table of its own: files written by earlier versions keep working, both ways
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS judge_logprobs ("
+                " key TEXT PRIMARY KEY, tokens TEXT NOT NULL)"
+            )
             db.commit()
             self._db = db
         return self._db
@@ -155,7 +195,8 @@ class JudgeCache:
                 row = (
                     self._connection()
                     .execute(
-                        "SELECT model_id, text, finish_reason FROM judge_calls WHERE key = ?",
+                        "SELECT c.model_id, c.text, c.finish_reason, l.tokens FROM judge_calls c"
+                        " LEFT JOIN judge_logprobs l ON l.key = c.key WHERE c.key = ?",
                         (key,),
                     )
                     .fetchone()
@@ -173,6 +214,7 @@ class JudgeCache:
             model_id=row[0],
             cache_hit=True,
             attempts=0,
+            logprobs=_load_logprobs(row[3]) if row[3] is not None else None,
         )
 
     def put(self, key: str, response: JudgeResponse) -> None:
@@ -194,6 +236,13 @@ class JudgeCache:
                         time.time(),
                     ),
                 )
+                if response.logprobs is not None:
+                    db.execute(
+                        "INSERT OR REPLACE INTO judge_logprobs VALUES (?, ?)",
+                        (key, _dump_logprobs(response.logprobs)),
+                    )
+                else:
+                    db.execute("DELETE FROM judge_logprobs WHERE key = ?", (key,))
                 db.commit()
             except (sqlite3.Error, OSError) as exc:
                 self._fail(exc)
@@ -302,6 +351,8 @@ def open_cache(folder: Path) -> JudgeCache:
 def _worth_keeping(request: JudgeRequest, response: JudgeResponse) -> bool:
     if response.finish_reason == "length":
         return False
+    if request.top_logprobs is not None and response.logprobs is None:
+        return False  # what was asked for is what is stored
     if request.output_schema is None:
         return bool(response.text.strip())
     # the pydantic model when there is one: its validators can reject what the schema allows

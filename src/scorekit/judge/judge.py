@@ -3,7 +3,7 @@
 A judge is a stack of layers, each knowing only the one below (style.md rule 3)::
 
     Judge.generate_object / generate_text    prompt building, usage accounting
-      repair          one repair request, one larger-budget retry      (repair.py)
+      repair          one repair request; the cut-off rule             (repair.py, budget.py)
       cache           persistent SQLite judge-call cache               (cache.py)
       retry           backoff + jitter on 429/5xx/connection errors    (retry.py)
       rate limit      per-model AIMD concurrency limiter, shared       (ratelimit.py)
@@ -30,10 +30,11 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from scorekit.errors import ConfigError, JudgeError
 from scorekit.judge.adapters import build_model
+from scorekit.judge.budget import first_budget, spec_bound
 from scorekit.judge.cache import CachingModel, open_cache
 from scorekit.judge.model import ChatMessage, JudgeModel, JudgeRequest, JudgeResponse, JudgeUsage
 from scorekit.judge.providers import resolve_model, url_problem
@@ -44,13 +45,15 @@ from scorekit.judge.settings import (
     DEFAULT_CONCURRENCY,
     DEFAULT_MAX_RETRIES,
     DEFAULT_RETRY_BACKOFF_S,
-    DEFAULT_TIMEOUT_S,
     SPEC_OPTIONS,
     JudgeSettings,
     check_plain_options,
 )
 from scorekit.judge.structured import OutputSchema, SchemaSpec
-from scorekit.judge.timeout import TimeoutModel
+from scorekit.judge.timeout import TimeoutModel, adapter_timeout, layer_timeout
+
+if TYPE_CHECKING:
+    from scorekit.judge.model import TokenLogprob
 
 __all__ = ["DEFAULT_INSTRUCTIONS", "Judge", "JudgeResult", "JudgeSpec", "to_judge"]
 
@@ -74,12 +77,15 @@ class JudgeResult(Generic[T]):
         raw_text: the reply text the value was read from.
         usage: the usage of every request made for this result (repairs included).
         model_id: the model that answered.
+        logprobs: the log-probabilities of the tokens of ``raw_text``, when the call asked for
+            them (``top_logprobs``) and the provider sent them.
     """
 
     value: T
     raw_text: str
     usage: JudgeUsage
     model_id: str
+    logprobs: tuple[TokenLogprob, ...] | None = None
 
 
 class _Meter:
@@ -102,7 +108,8 @@ class Judge:
             prebuilt scorer given this judge uses its own instructions (Mastra's field-wise
             fallback), and :data:`DEFAULT_INSTRUCTIONS` serve elsewhere.
         timeout: seconds one attempt may take (``> 0``); a hung call is cancelled and fails
-            with ``JudgeTimeoutError``.
+            with ``JudgeTimeoutError``. ``None`` fits the judge: 60 s for a hosted API, a
+            deadline from its measured speed for the local judge (local.py).
         max_retries: retries on 429, 5xx and connection errors (``>= 0``), honouring
             ``Retry-After``.
         retry_backoff: first retry delay in seconds without ``Retry-After`` (``>= 0``);
@@ -112,7 +119,8 @@ class Judge:
             for ``local/...`` (the in-process server answers one request at a time).
         temperature: sampling temperature in ``[0, 2]`` (default 0).
         seed: sampling seed, sent where the provider accepts one.
-        max_tokens: reply budget in tokens (``>= 1``), or ``None`` for the provider's default.
+        max_tokens: reply budget in tokens (``>= 1``) or ``None`` (the provider's); a reply
+            with a bounded schema gets its bound's budget, or this when smaller (budget.py).
         cache: use the persistent judge-call cache (models from provider strings only; a
             ``JudgeModel`` object has no stable identity to key on, and ``test/...`` is never
             cached).
@@ -150,7 +158,7 @@ class Judge:
         model: JudgeModel | str,
         instructions: str | None = None,
         *,
-        timeout: float = DEFAULT_TIMEOUT_S,
+        timeout: float | None = None,
         max_retries: int = DEFAULT_MAX_RETRIES,
         retry_backoff: float = DEFAULT_RETRY_BACKOFF_S,
         concurrency: int | None = None,
@@ -193,7 +201,9 @@ class Judge:
         if isinstance(model, str):
             resolved = resolve_model(model, base_url=base_url, api_key=api_key)
             built = build_model(
-                resolved, timeout=settings.timeout, context_window=settings.context_window
+                resolved,
+                timeout=adapter_timeout(settings.timeout, resolved.provider.protocol),
+                context_window=settings.context_window,
             )
             options = _given_options(
                 settings,
@@ -232,7 +242,7 @@ class Judge:
         )
         # the claim on the shared ceiling ends with this judge (ratelimit.py)
         self._limiter = shared_limiter(limiter_key, settings.concurrency, owner=self)
-        layered: JudgeModel = TimeoutModel(built, settings.timeout)
+        layered: JudgeModel = TimeoutModel(built, layer_timeout(built, settings.timeout))
         layered = RateLimitedModel(layered, self._limiter)
         layered = RetryingModel(
             layered, max_retries=settings.max_retries, backoff=settings.retry_backoff
@@ -324,9 +334,10 @@ class Judge:
         try:
             response = await self._transport.complete(request)
         except JudgeError as exc:
-            attempts = exc.usage.attempts if exc.usage is not None else 1
+            below = exc.usage or JudgeUsage(attempts=1)  # the deadline, from the layers below
+            meter.usage = meter.usage + JudgeUsage.budgets(request.max_tokens, below.timeout_s)
             meter.usage = meter.usage + JudgeUsage(
-                calls=1, attempts=attempts, latency_s=time.perf_counter() - started
+                calls=1, attempts=below.attempts, latency_s=time.perf_counter() - started
             )
             raise
         used = JudgeUsage(
@@ -337,6 +348,9 @@ class Judge:
             cache_hits=int(response.cache_hit),
             attempts=response.attempts,
         )
+        if not response.cache_hit:  # a cache hit spent no budget
+            budget = response.max_tokens or request.max_tokens
+            used = used + JudgeUsage.budgets(budget, response.timeout_s)
         meter.usage = meter.usage + used
         if _log.isEnabledFor(logging.DEBUG):
             _log.debug(
@@ -353,38 +367,57 @@ class Judge:
         return response
 
     async def generate_object(
-        self, prompt: str, schema: OutputSchema, *, step: str | None = None
+        self,
+        prompt: str,
+        schema: OutputSchema,
+        *,
+        step: str | None = None,
+        top_logprobs: int | None = None,
     ) -> JudgeResult[Any]:
         """Ask for output that satisfies ``schema``.
 
-        The reply is parsed tolerantly (fences, surrounding prose) and validated; an invalid
-        reply gets one repair request showing the errors, a cut-off reply one retry with a
-        larger budget (see :mod:`scorekit.judge.repair`).
+        The reply budget follows from the schema's bound (:mod:`scorekit.judge.budget`). The
+        reply is parsed tolerantly (fences, prose) and validated; an invalid reply gets one
+        repair request, a cut-off one the cut-off rule (:mod:`scorekit.judge.repair`).
 
         Args:
             prompt: the user prompt.
             schema: a pydantic model class, a JSON schema dict or a ``SchemaSpec``.
             step: the asking step's name, for logs and test doubles.
+            top_logprobs: ask for each reply token's log-probability and this many top
+                alternatives (``1``-``20``; a repair asks too), for the result's ``logprobs``;
+                by default the schema's ``reader`` says how many (else none).
 
         Returns:
             The validated value (a model instance for a pydantic schema, else the JSON value),
             the raw reply and the usage of every request made.
 
         Raises:
-            JudgeOutputError: still invalid after the repair; holds the raw text.
+            JudgeOutputError: still invalid after the repair, or the schema's ``reader``
+                refused the reply's log-probabilities; holds the raw text.
             JudgeError: the call failed (HTTP, timeout, context window); ``usage`` holds what
                 was spent.
         """
         spec = SchemaSpec.of(schema)
+        reader = spec.reader
+        if top_logprobs is None and reader is not None:
+            top_logprobs = reader.top_logprobs
         meter = _Meter()
         try:
-            value, response = await ask_structured(
-                lambda request: self._send(meter, request), self._request(prompt, spec, step), spec
+            bound = spec_bound(spec)
+            budget = first_budget(bound, self.settings.max_tokens)
+            first = replace(
+                self._request(prompt, spec, step), max_tokens=budget, top_logprobs=top_logprobs
             )
+            value, response = await ask_structured(
+                lambda request: self._send(meter, request), first, spec, bound
+            )
+            if reader is not None:
+                value = reader.read(value, response.text, response.logprobs)
         except JudgeError as exc:
             exc.usage = meter.usage
             raise
-        return JudgeResult(value, response.text, meter.usage, self.model_id)
+        return JudgeResult(value, response.text, meter.usage, self.model_id, response.logprobs)
 
     async def generate_text(self, prompt: str, *, step: str | None = None) -> JudgeResult[str]:
         """Ask for free text (e.g. a reason).
@@ -394,7 +427,8 @@ class Judge:
             step: the asking step's name.
 
         Raises:
-            JudgeOutputError: the reply is empty.
+            JudgeOutputError: the reply is empty (after one repair request), or cut off at
+                ``max_tokens`` (not retried: free text has no bound).
             JudgeError: the call failed; ``usage`` holds what was spent.
         """
         meter = _Meter()

@@ -19,6 +19,29 @@ call with :class:`~scorekit.errors.JudgeContextWindowError` giving the prompt's 
 room left and the window; it is never truncated. A reply cut off where the window ends fails
 the same way, instead of a pointless retry with a larger budget.
 
+**Timeouts fit the judge.** A CPU judge is slow and its speed is the machine's: a hosted API's
+60 s would fail calls that are merely slow. A judge built without ``timeout=`` (the default)
+gives each call a deadline of its own (:func:`fitted_timeout`)::
+
+    timeout = min(FITTED_TIMEOUT_CAP_S,
+                  TIMEOUT_SLACK_S + SPEED_MARGIN × (prompt_tokens × s_prompt + budget × s_reply))
+
+where ``prompt_tokens`` is the call's rendered prompt (counted before the call, every token
+counted as evaluated, though llama.cpp may reuse a cached prefix), ``budget`` its reply budget
+(the schema's bound, :mod:`scorekit.judge.budget`, capped to the window), and ``s_prompt`` /
+``s_reply`` the seconds per prompt token and per generated token **measured** on this server:
+the slowest of the last :data:`SPEED_WINDOW` calls, read from llama.cpp's own timings in each
+reply (``prompt_ms / prompt_n``, ``predicted_ms / predicted_n``; calls that evaluated fewer than
+:data:`MIN_TIMED_TOKENS` tokens of either kind do not count for it, nor does the server's first
+call, which pages the model's weights in and runs several times slower). llama.cpp evaluates
+only the part of a prompt its cache does not hold, so a run of similar prompts may time no
+prompt at all: the generation speed then stands in for the prompt's (a prompt token is never
+slower than a generated one: prompts are evaluated in batches). :data:`SPEED_MARGIN` = 3
+absorbs a machine shared with other work, :data:`TIMEOUT_SLACK_S` = 30 s the HTTP round trip
+and the template. Until the generation speed is measured (the server's first calls) the deadline is
+:data:`FIRST_CALLS_TIMEOUT_S` = 600 s. A ``timeout=`` given to the judge wins and is fixed.
+The deadline of each call is reported in its usage (``timeout_s``), with its budget.
+
 SmolLM2-135M only demonstrates the plumbing (it answers in the right shape, fast, on a CPU);
 it is not a good judge.
 """
@@ -31,23 +54,48 @@ import json
 import os
 import threading
 import urllib.request
+from collections import deque
 from dataclasses import replace
 from typing import Any
 
-from scorekit.errors import JudgeUnavailableError
-from scorekit.judge.model import JudgeRequest, JudgeResponse
+from scorekit.errors import JudgeTimeoutError, JudgeUnavailableError
+from scorekit.judge.model import JudgeRequest, JudgeResponse, JudgeUsage
 from scorekit.judge.openai_compat import OpenAICompatibleModel
 from scorekit.judge.providers import ResolvedModel
+from scorekit.judge.settings import FITTED_TIMEOUT_CAP_S
 from scorekit.judge.translate import context_window_error
 
 __all__ = [
     "DEFAULT_CONTEXT_WINDOW",
+    "FIRST_CALLS_TIMEOUT_S",
     "MIN_REPLY_TOKENS",
+    "MIN_TIMED_TOKENS",
+    "SPEED_MARGIN",
+    "SPEED_WINDOW",
+    "TIMEOUT_SLACK_S",
+    "WARM_UP_CALLS",
     "LocalModel",
     "LocalServer",
+    "SpeedMeter",
+    "fitted_timeout",
     "reply_budget",
     "stop_local_servers",
 ]
+
+FIRST_CALLS_TIMEOUT_S = 600.0
+"""The deadline of a local call before the server's speed is measured, in seconds."""
+SPEED_MARGIN = 3.0
+"""How many times the measured time a call may take before its fitted deadline."""
+TIMEOUT_SLACK_S = 30.0
+"""Seconds added to every fitted deadline (the HTTP round trip, the chat template)."""
+SPEED_WINDOW = 8
+"""How many recent calls' speeds a fitted deadline looks at (it takes the slowest)."""
+WARM_UP_CALLS = 1
+"""A server's first calls whose speed is not measured (the first pages the weights in: a
+SmolLM2 call measured 0.17 s a prompt token then, and milliseconds after)."""
+MIN_TIMED_TOKENS = 4
+"""Fewest tokens of a kind (prompt, reply) a call must have evaluated for its speed of that
+kind to count: fewer are timed too coarsely (a label reply has 5 to 10 tokens)."""
 
 DEFAULT_CONTEXT_WINDOW = 8192
 """Tokens of context the local judge opens by default: room for scorer prompts."""
@@ -74,6 +122,8 @@ class LocalServer:
     def __init__(self, model_path: str, context_window: int) -> None:
         self.model_path = model_path
         self.context_window = context_window
+        self.speed = SpeedMeter()
+        """The server's measured speed, for fitted timeouts."""
         self._lock = threading.Lock()
         self._server: Any = None
         self._base_url: str | None = None
@@ -147,6 +197,82 @@ class LocalServer:
         return len(self.post("/tokenize", {"content": prompt, "add_special": True})["tokens"])
 
 
+class SpeedMeter:
+    """Seconds per prompt token and per generated token, measured on recent calls.
+
+    Each kind keeps the last :data:`SPEED_WINDOW` measurements and reports the slowest, so a
+    deadline fitted to it holds while the machine is busier than on the fastest call.
+    """
+
+    def __init__(self) -> None:
+        self._prompt: deque[float] = deque(maxlen=SPEED_WINDOW)
+        self._reply: deque[float] = deque(maxlen=SPEED_WINDOW)
+        self._seen = 0
+
+    @property
+    def prompt_s_per_token(self) -> float | None:
+        """The slowest recent seconds per evaluated prompt token, or ``None`` before any."""
+        return max(self._prompt) if self._prompt else None
+
+    @property
+    def reply_s_per_token(self) -> float | None:
+        """The slowest recent seconds per generated token, or ``None`` before any."""
+        return max(self._reply) if self._reply else None
+
+    def record(self, timings: Any) -> None:
+        """Add one call's llama.cpp ``timings``.
+
+        ``prompt_ms / prompt_n`` and ``predicted_ms / predicted_n`` are the two speeds; the
+        first :data:`WARM_UP_CALLS` timings, a kind with fewer than :data:`MIN_TIMED_TOKENS`
+        tokens, and anything malformed are ignored.
+        """
+        if not isinstance(timings, dict):
+            return
+        self._seen += 1
+        if self._seen <= WARM_UP_CALLS:
+            return
+        for count, millis, into in (
+            ("prompt_n", "prompt_ms", self._prompt),
+            ("predicted_n", "predicted_ms", self._reply),
+        ):
+            n, ms = timings.get(count), timings.get(millis)
+            if (
+                isinstance(n, int)
+                and not isinstance(n, bool)
+                and n >= MIN_TIMED_TOKENS
+                and isinstance(ms, (int, float))
+                and ms >= 0
+            ):
+                into.append(float(ms) / 1000.0 / n)
+
+
+def fitted_timeout(speed: SpeedMeter, *, prompt_tokens: int, budget: int) -> float:
+    """The deadline of one local call, in seconds (module docstring: the formula).
+
+    Args:
+        speed: the server's measured speed.
+        prompt_tokens: the call's rendered prompt in tokens, ``>= 0``.
+        budget: the call's reply budget in tokens, ``>= 0``.
+
+    Returns:
+        ``FIRST_CALLS_TIMEOUT_S`` until the generation speed is measured, else
+        ``min(FITTED_TIMEOUT_CAP_S, TIMEOUT_SLACK_S + SPEED_MARGIN × (prompt_tokens ×
+        s_prompt + budget × s_reply))``, ``s_prompt`` taken as ``s_reply`` while unmeasured.
+
+    Example::
+
+        # 1,000 prompt tokens at 20 ms, a 200-token budget at 100 ms: 30 + 3 × (20 + 20)
+        fitted_timeout(speed, prompt_tokens=1000, budget=200)  # 150.0
+    """
+    s_prompt, s_reply = speed.prompt_s_per_token, speed.reply_s_per_token
+    if s_reply is None:
+        return FIRST_CALLS_TIMEOUT_S
+    if s_prompt is None:
+        s_prompt = s_reply  # an upper bound: prompts are evaluated in batches
+    expected = prompt_tokens * s_prompt + budget * s_reply
+    return min(FITTED_TIMEOUT_CAP_S, TIMEOUT_SLACK_S + SPEED_MARGIN * expected)
+
+
 def _stop_all() -> None:
     with _servers_lock:
         servers = list(_servers.values())
@@ -190,6 +316,16 @@ class LocalModel(OpenAICompatibleModel):
         super().__init__(resolved, timeout=timeout)
         self.context_window = context_window or DEFAULT_CONTEXT_WINDOW
         self.server = shared_server(resolved.model, self.context_window)
+        self.fitted = False
+        """Whether each call gets a deadline fitted to the server's speed
+        (:meth:`fit_timeouts`); else the judge's timeout layer applies a fixed one."""
+
+    def fit_timeouts(self) -> None:
+        """Give each call a deadline fitted to the measured speed (:func:`fitted_timeout`).
+
+        The judge calls this when it was given no ``timeout``; it then applies none itself.
+        """
+        self.fitted = True
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -217,10 +353,14 @@ class LocalModel(OpenAICompatibleModel):
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
         """Check the window, cap the reply budget to the room left, and send the request.
 
+        With fitted timeouts, the call is cancelled past :func:`fitted_timeout`. The response
+        holds the budget sent (``max_tokens``) and, when fitted, the deadline (``timeout_s``).
+
         Raises:
             JudgeContextWindowError: the prompt does not fit the window, leaves too little
                 room for a reply (before the call), or the reply was cut off where the window
                 ends.
+            JudgeTimeoutError: the fitted deadline passed (``usage.timeout_s`` holds it).
             JudgeError: as for :meth:`OpenAICompatibleModel.complete`.
         """
         messages = [{"role": m.role, "content": m.content} for m in request.messages]
@@ -239,7 +379,14 @@ class LocalModel(OpenAICompatibleModel):
                 hint=_WINDOW_HINT,
             )
         capped = request.max_tokens is None or budget < request.max_tokens
-        response = await super().complete(replace(request, max_tokens=budget))
+        sent = replace(request, max_tokens=budget)
+        deadline: float | None = None
+        if self.fitted:
+            deadline = fitted_timeout(self.server.speed, prompt_tokens=tokens, budget=budget)
+            response = await self._within(deadline, sent, tokens)
+        else:
+            response = await super().complete(sent)
+        response = replace(response, max_tokens=budget, timeout_s=deadline)
         if capped and response.finish_reason == "length":
             # a larger budget cannot help: the window is full
             raise context_window_error(
@@ -251,6 +398,36 @@ class LocalModel(OpenAICompatibleModel):
                 hint=_WINDOW_HINT,
             )
         return response
+
+    async def _within(self, deadline: float, request: JudgeRequest, tokens: int) -> JudgeResponse:
+        """Send ``request``, cancelling it past ``deadline`` seconds."""
+        try:
+            return await asyncio.wait_for(super().complete(request), deadline)
+        except asyncio.TimeoutError:
+            speed = self.server.speed
+            error = JudgeTimeoutError(
+                f"{self.model_id}: no reply within the {deadline:g} s timeout fitted to the "
+                f"judge's speed ({tokens} prompt tokens, a {request.max_tokens}-token reply "
+                f"budget; measured {_per_token(speed.prompt_s_per_token)} per prompt token, "
+                f"{_per_token(speed.reply_s_per_token)} per reply token); the call was "
+                "cancelled (pass timeout= to the judge to fix the deadline)"
+            )
+            error.usage = JudgeUsage.budgets(None, deadline)
+            raise error from None
+
+    def _response(self, body: str, request: JudgeRequest) -> JudgeResponse:
+        """Read the reply, and the speed llama.cpp reports in its ``timings``."""
+        response = super()._response(body, request)
+        try:
+            timings = json.loads(body).get("timings")
+        except (ValueError, AttributeError):
+            timings = None
+        self.server.speed.record(timings)
+        return response
+
+
+def _per_token(seconds: float | None) -> str:
+    return "nothing yet" if seconds is None else f"{seconds * 1000:.0f} ms"
 
 
 def reply_budget(*, prompt_tokens: int, context_window: int, requested: int | None) -> int | None:

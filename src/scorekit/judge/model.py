@@ -16,13 +16,19 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
 __all__ = [
+    "MAX_TOP_LOGPROBS",
     "ChatMessage",
     "JudgeModel",
     "JudgeRequest",
     "JudgeResponse",
     "JudgeUsage",
     "PreparedJudgeModel",
+    "TokenLogprob",
 ]
+
+MAX_TOP_LOGPROBS = 20
+"""The most alternatives per token a request may ask for (OpenAI's limit; vLLM and llama.cpp
+accept it too)."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +53,10 @@ class JudgeRequest:
         temperature: sampling temperature, ``>= 0`` (default 0: repeatable judgements).
         max_tokens: the most tokens the reply may have, or ``None`` for the model's default.
         seed: a sampling seed passed where the provider accepts one.
+        top_logprobs: ask for the log-probabilities of each generated token and of this many
+            most likely alternatives at its position (``1`` to :data:`MAX_TOP_LOGPROBS`), or
+            ``None`` for none. A provider that cannot return them fails the call with
+            ``JudgeUnavailableError`` before sending it (Anthropic).
         output_model: the pydantic model that validates replies when the schema came from
             one (its validators can reject what the JSON schema allows); not sent, and not
             part of equality or cache keys.
@@ -59,7 +69,15 @@ class JudgeRequest:
     temperature: float = 0.0
     max_tokens: int | None = None
     seed: int | None = None
+    top_logprobs: int | None = None
     output_model: type[BaseModel] | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        k = self.top_logprobs
+        if k is not None and (
+            isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_TOP_LOGPROBS
+        ):
+            raise ValueError(f"top_logprobs must be an int in [1, {MAX_TOP_LOGPROBS}], got {k!r}")
 
     @property
     def prompt(self) -> str:
@@ -68,6 +86,31 @@ class JudgeRequest:
             if message.role == "user":
                 return message.content
         return ""
+
+
+@dataclass(frozen=True)
+class TokenLogprob:
+    """One generated token with its log-probability, or one alternative to it.
+
+    Attributes:
+        token: the token's text as the provider sent it (a token that ends inside a
+            multi-byte character may show a replacement character here).
+        logprob: its natural-log probability, ``<= 0``.
+        token_bytes: its exact UTF-8 bytes when the provider sent them (OpenAI's ``bytes``),
+            else ``None`` (then ``token`` encoded stands for them).
+        top: the most likely tokens at this position, most likely first, each with its own
+            logprob (their own ``top`` is empty); may not hold the generated token itself.
+    """
+
+    token: str
+    logprob: float
+    token_bytes: bytes | None = None
+    top: tuple[TokenLogprob, ...] = ()
+
+    @property
+    def raw(self) -> bytes:
+        """The token's bytes: :attr:`token_bytes`, or :attr:`token` encoded as UTF-8."""
+        return self.token_bytes if self.token_bytes is not None else self.token.encode()
 
 
 @dataclass(frozen=True)
@@ -83,6 +126,13 @@ class JudgeResponse:
         cache_hit: whether the reply came from scorekit's judge-call cache.
         attempts: transport attempts this reply took (``1`` without retries, ``0`` for a
             cache hit).
+        logprobs: the generated tokens with their log-probabilities and top alternatives,
+            in order, when the request asked for them and the provider sent them; else
+            ``None``.
+        max_tokens: the reply budget the call was sent with when a layer changed the
+            request's (the local judge caps it to its window), else ``None``.
+        timeout_s: the deadline in seconds the call ran under, set by the layer that applied
+            it (:mod:`scorekit.judge.timeout`, the local judge), else ``None``.
     """
 
     text: str
@@ -92,6 +142,9 @@ class JudgeResponse:
     model_id: str = "unknown"
     cache_hit: bool = False
     attempts: int = 1
+    logprobs: tuple[TokenLogprob, ...] | None = None
+    max_tokens: int | None = None
+    timeout_s: float | None = None
 
 
 @runtime_checkable

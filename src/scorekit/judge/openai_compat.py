@@ -11,6 +11,11 @@ JSON schema, strict when the schema allows it; JSON mode with the schema in the 
 schema in a plain prompt). A server that rejects a ``response_format`` with HTTP 400 is asked
 again with the next weaker mode, which is then remembered for that model.
 
+A request with ``top_logprobs`` sends ``logprobs: true, top_logprobs: k`` and reads
+``choices[0].logprobs.content`` (token, logprob, bytes, top alternatives) into
+``JudgeResponse.logprobs``; a server that sends none leaves it ``None`` (the step asking decides
+what that means), one that sends a malformed list fails as a malformed body.
+
 HTTP goes through the SDK's aiohttp transport (``openai[aiohttp]``, which the SDK recommends
 for concurrent use): at concurrency 32 it costs about a quarter less CPU per call than the
 SDK's default HTTP client, whose connection pool is scanned, with a system call per idle
@@ -32,7 +37,7 @@ import openai
 from scorekit.errors import JudgeError, JudgeHTTPError, JudgeOutputError, JudgeTimeoutError
 from scorekit.judge.clients import LoopClients
 from scorekit.judge.guard import check_request_allowed
-from scorekit.judge.model import ChatMessage, JudgeRequest, JudgeResponse
+from scorekit.judge.model import ChatMessage, JudgeRequest, JudgeResponse, TokenLogprob
 from scorekit.judge.providers import ResolvedModel, StructuredMode
 from scorekit.judge.structured import is_strict_schema, schema_instruction
 from scorekit.judge.translate import BODY_PREVIEW_CHARS, clip, http_error, redact, token_count
@@ -124,6 +129,42 @@ def shared_ssl_context() -> ssl.SSLContext:
     import httpx2  # the openai SDK's HTTP client, imported with it
 
     return httpx2.create_ssl_context()
+
+
+def _token(entry: Any, *, top: bool) -> TokenLogprob:
+    """One entry of ``choices[0].logprobs.content`` (or of its ``top_logprobs``).
+
+    Raises:
+        TypeError, KeyError, ValueError: the entry is not ``{token, logprob[, bytes,
+            top_logprobs]}``.
+    """
+    token = entry["token"]
+    logprob = float(entry["logprob"])
+    if not isinstance(token, str) or logprob != logprob or logprob > 0:  # NaN or positive
+        raise ValueError(f"not a token with a log-probability: {entry!r}")
+    raw = entry.get("bytes")
+    alternatives = (
+        tuple(_token(alt, top=False) for alt in entry.get("top_logprobs") or ()) if top else ()
+    )
+    return TokenLogprob(
+        token,
+        max(logprob, -1e30),  # -inf (llama.cpp for impossible tokens) as a finite number
+        bytes(raw) if isinstance(raw, list) else None,
+        alternatives,
+    )
+
+
+def _logprobs(choice: Any) -> tuple[TokenLogprob, ...] | None:
+    """The generated tokens' log-probabilities of a choice, or ``None`` when it has none.
+
+    Raises:
+        TypeError, KeyError, ValueError: ``logprobs.content`` is there but malformed.
+    """
+    logprobs = choice.get("logprobs")
+    content = logprobs.get("content") if isinstance(logprobs, dict) else None
+    if content is None:
+        return None
+    return tuple(_token(entry, top=True) for entry in content)
 
 
 def _message(message: ChatMessage) -> dict[str, str]:
@@ -229,6 +270,9 @@ class OpenAICompatibleModel:
             params[provider.max_tokens_param] = request.max_tokens
         if request.seed is not None and provider.accepts_seed:
             params["seed"] = request.seed
+        if request.top_logprobs is not None:
+            params["logprobs"] = True
+            params["top_logprobs"] = request.top_logprobs
         schema = request.output_schema
         if schema is None:
             return params
@@ -319,6 +363,12 @@ class OpenAICompatibleModel:
             finish_reason = choice.get("finish_reason")
         except (TypeError, KeyError, IndexError, AttributeError):
             raise self._malformed(body, "no choices[0].message", request) from None
+        logprobs = None
+        if request.top_logprobs is not None:
+            try:
+                logprobs = _logprobs(choice)
+            except (TypeError, KeyError, ValueError, AttributeError):
+                raise self._malformed(body, "malformed choices[0].logprobs", request) from None
         usage = completion.get("usage")
         if not isinstance(usage, dict):
             usage = {}
@@ -328,6 +378,7 @@ class OpenAICompatibleModel:
             input_tokens=token_count(usage.get("prompt_tokens")),
             output_tokens=token_count(usage.get("completion_tokens")),
             model_id=self.model_id,
+            logprobs=logprobs,
         )
 
     def _malformed(self, body: str, why: str, request: JudgeRequest) -> JudgeOutputError:

@@ -49,7 +49,8 @@ class RetryingModel:
         jitter: returns a random number in ``[0, 1)`` (injectable for tests).
 
     The returned response's ``attempts`` counts every attempt; a final error carries the
-    attempt count in ``error.usage.attempts``.
+    attempt count in ``error.usage.attempts`` (its other usage fields, such as the deadline
+    the timeout layer set, are kept).
     """
 
     def __init__(
@@ -93,7 +94,8 @@ class RetryingModel:
                 response = await self.inner.complete(request)
             except JudgeError as exc:
                 if not is_retryable(exc) or attempt > self.max_retries:
-                    exc.usage = JudgeUsage(attempts=attempt)
+                    # what the layers below said (the attempt's deadline) is kept
+                    exc.usage = replace(exc.usage or JudgeUsage(), attempts=attempt)
                     raise
                 wait = self.delay(attempt, getattr(exc, "retry_after", None))
                 _log.warning(

@@ -21,13 +21,19 @@ __all__ = [
     "DEFAULT_CONCURRENCY",
     "DEFAULT_MAX_RETRIES",
     "DEFAULT_TIMEOUT_S",
+    "FITTED_TIMEOUT_CAP_S",
     "SPEC_OPTIONS",
     "JudgeSettings",
     "check_plain_options",
 ]
 
 DEFAULT_TIMEOUT_S = 60.0
-"""Seconds one transport attempt may take before it is cancelled."""
+"""Seconds one transport attempt to a hosted API may take before it is cancelled, when the
+judge's ``timeout`` is not set. The local judge fits its own deadline to its measured speed
+instead (:mod:`scorekit.judge.local`)."""
+FITTED_TIMEOUT_CAP_S = 3600.0
+"""The longest deadline a fitted timeout (the local judge's, ``timeout=None``) gives one call,
+in seconds; also the local adapter's own HTTP timeout then."""
 DEFAULT_MAX_RETRIES = 3
 """Retries after the first attempt on 429, 5xx and connection errors (so 4 attempts at most)."""
 DEFAULT_CONCURRENCY = 8
@@ -53,7 +59,7 @@ SPEC_OPTIONS = (
 :class:`~scorekit.judge.judge.JudgeSpec`), in order; ``api_key`` is never one."""
 
 _NULLABLE_OPTIONS = frozenset(
-    {"concurrency", "seed", "max_tokens", "cache_dir", "context_window", "base_url"}
+    {"timeout", "concurrency", "seed", "max_tokens", "cache_dir", "context_window", "base_url"}
 )
 """Options whose ``None`` means "the default"."""
 
@@ -62,9 +68,12 @@ _NULLABLE_OPTIONS = frozenset(
 class JudgeSettings:
     """The judge's generation and reliability options (frozen; build with :meth:`create`)."""
 
-    timeout: float = DEFAULT_TIMEOUT_S
+    timeout: float | None = None
     """Seconds one transport attempt may take; a call still running then is cancelled and
-    fails with ``JudgeTimeoutError`` (not retried: a hung server rarely recovers in time)."""
+    fails with ``JudgeTimeoutError`` (not retried: a hung server rarely recovers in time).
+    ``None`` fits the judge: :data:`DEFAULT_TIMEOUT_S` for a hosted API, a deadline derived
+    from its measured speed and the call's reply budget for the local judge
+    (:func:`scorekit.judge.local.fitted_timeout`)."""
     max_retries: int = DEFAULT_MAX_RETRIES
     """Retries on 429, 5xx and connection errors, ``>= 0``."""
     retry_backoff: float = DEFAULT_RETRY_BACKOFF_S
@@ -78,7 +87,9 @@ class JudgeSettings:
     seed: int | None = None
     """Sampling seed, sent to providers that accept one."""
     max_tokens: int | None = None
-    """Most tokens per reply, ``>= 1``, or ``None`` for the provider's default."""
+    """Most tokens per reply, ``>= 1``, or ``None``. A structured reply whose schema is bounded
+    gets the schema's budget, or this when smaller (:mod:`scorekit.judge.budget`); free text
+    and unbounded schemas get this (``None``: the provider's default)."""
     cache: bool = True
     """Whether to use the persistent judge-call cache."""
     cache_dir: Path | None = None
@@ -92,7 +103,7 @@ class JudgeSettings:
     def create(
         cls,
         *,
-        timeout: Any = DEFAULT_TIMEOUT_S,
+        timeout: Any = None,
         max_retries: Any = DEFAULT_MAX_RETRIES,
         retry_backoff: Any = DEFAULT_RETRY_BACKOFF_S,
         concurrency: Any = DEFAULT_CONCURRENCY,
@@ -116,7 +127,7 @@ class JudgeSettings:
             )
         directory = Path(cache_dir) if cache_dir is not None else Path.cwd() / ".scorekit"
         return cls(
-            timeout=_positive_number(timeout, "timeout"),
+            timeout=None if timeout is None else _positive_number(timeout, "timeout"),
             max_retries=_int_at_least(max_retries, 0, "max_retries"),
             retry_backoff=_number_at_least(retry_backoff, 0.0, "retry_backoff"),
             concurrency=_int_at_least(concurrency, 1, "concurrency"),

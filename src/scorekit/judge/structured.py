@@ -11,11 +11,14 @@ import json
 import re
 import weakref
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Union
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Union
 
 import jsonschema
 from pydantic import BaseModel, ValidationError
+
+if TYPE_CHECKING:
+    from scorekit.judge.logprobs import LogprobReader
 
 __all__ = [
     "OutputSchema",
@@ -23,6 +26,7 @@ __all__ = [
     "SchemaSpec",
     "extract_json",
     "is_strict_schema",
+    "is_unterminated",
     "parse_output",
     "schema_instruction",
 ]
@@ -46,12 +50,21 @@ class SchemaSpec:
         model: the pydantic model class that validates replies, or ``None`` for a dict schema.
         validation_context: passed to the model's validators (pydantic's
             ``ValidationInfo.context``), or ``None``.
+        reply_chars: a bound on the reply's compact JSON in characters that the schema
+            cannot state (claims restate the text they come from, so their JSON is at most a
+            few times its length), or ``None``. It sizes the reply budget with the schema's
+            own bound (:func:`scorekit.judge.budget.spec_bound`); it is not validated.
+        reader: asks for the reply tokens' log-probabilities and reads them into the validated
+            value (:class:`~scorekit.judge.logprobs.LogprobReader`: ``scoring="expected"``),
+            or ``None``; not part of equality.
     """
 
     name: str
     json_schema: dict[str, Any]
     model: type[BaseModel] | None
     validation_context: Mapping[str, Any] | None = None
+    reply_chars: int | None = None
+    reader: LogprobReader | None = field(default=None, compare=False)
 
     def check(self) -> SchemaSpec:
         """Return this spec after checking that its JSON schema is a valid schema (~3 ms).
@@ -121,7 +134,10 @@ def extract_json(text: str) -> Any:
 
     Raises:
         ValueError: no JSON value could be read, or it holds ``NaN`` / ``Infinity`` (not
-            JSON, though Python's parser reads them); the message says why.
+            JSON, though Python's parser reads them); the message says why. A reply whose
+            JSON starts but ends before it is closed (a reply cut off mid-value) is named
+            so: ``the reply's JSON is unterminated (cut off after N characters)``, N the
+            reply's length; text with no JSON in it: ``the reply holds no JSON value``.
     """
     candidates = [text.strip()]
     fence = _FENCE.search(text)
@@ -137,7 +153,37 @@ def extract_json(text: str) -> Any:
         except json.JSONDecodeError:
             continue
     preview = text[:200] + ("…" if len(text) > 200 else "")
+    if is_unterminated(text):
+        raise ValueError(
+            f"the reply's JSON is unterminated (cut off after {len(text)} characters): {preview!r}"
+        )
     raise ValueError(f"the reply holds no JSON value: {preview!r}")
+
+
+def is_unterminated(text: str) -> bool:
+    """Whether ``text`` holds the start of a JSON object or array that ends before it closes.
+
+    The JSON from the first ``{`` or ``[`` on (a code fence's opening stripped) must read
+    as valid up to the end of the text: the parser runs out of input (inside a string, or
+    expecting more) rather than meeting a character that is wrong.
+
+    Example:
+        >>> is_unterminated('{"label": "hi'), is_unterminated('{"label": hi}')
+        (True, False)
+    """
+    starts = [i for i in (text.find("{"), text.find("[")) if i != -1]
+    if not starts:
+        return False
+    candidate = text[min(starts) :].rstrip()
+    if candidate.endswith("```"):
+        return False  # a closed fence: the JSON inside ended where the author ended it
+    try:
+        json.loads(candidate, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        return exc.msg.startswith("Unterminated string") or exc.pos >= len(candidate)
+    except ValueError:
+        return False
+    return False
 
 
 def _format_pydantic_error(error: ValidationError) -> str:

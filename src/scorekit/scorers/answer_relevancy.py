@@ -25,6 +25,7 @@ from scorekit.judge.model import JudgeModel
 from scorekit.options import check_scale
 from scorekit.pipeline import Scorer
 from scorekit.scorers import verdicts as recipe
+from scorekit.scorers.expected import Scoring, check_scoring
 from scorekit.scorers.replies import LANGUAGE_RULE, CountedReply, JudgeReply, YesNoUnsure
 
 __all__ = [
@@ -206,6 +207,7 @@ def create_answer_relevancy_scorer(
     model: str | JudgeModel | Judge,
     uncertainty_weight: float = DEFAULT_UNCERTAINTY_WEIGHT,
     scale: float = 1.0,
+    scoring: Scoring = "label",
 ) -> Scorer:
     """Create the Answer Relevancy scorer.
 
@@ -213,6 +215,9 @@ def create_answer_relevancy_scorer(
         model: the judge: a ``"provider/model"`` string, a ``JudgeModel`` or a ``Judge``.
         uncertainty_weight: how much an ``unsure`` statement counts, in ``[0, 1]``.
         scale: the maximum score, a finite number > 0.
+        scoring: ``"label"`` (Mastra's: the verdicts' labels) or ``"expected"`` (each verdict
+            weighs its expectation under the judge's label distribution, read from its token
+            log-probabilities; :mod:`scorekit.scorers.expected`).
 
     Returns:
         A scorer with ``preprocess_step_result`` a :class:`Statements` and
@@ -220,10 +225,12 @@ def create_answer_relevancy_scorer(
         judge call.
 
     Raises:
-        ConfigError: a bad ``uncertainty_weight`` or ``scale``.
+        ConfigError: a bad ``uncertainty_weight``, ``scale`` or ``scoring``.
     """
     weights = _weights(_check_weight(uncertainty_weight))
-    return recipe.verdict_scorer(RECIPE, model, check_scale(scale), weights=weights)
+    return recipe.verdict_scorer(
+        RECIPE, model, check_scale(scale), weights=weights, scoring=check_scoring(scoring)
+    )
 
 
 ENTRY = RECIPE.entry("answer-relevancy", create_answer_relevancy_scorer)

@@ -31,6 +31,7 @@ from scorekit.judge.model import JudgeModel
 from scorekit.options import check_scale
 from scorekit.pipeline import Scorer
 from scorekit.scorers import verdicts as recipe
+from scorekit.scorers.expected import Scoring, check_scoring
 from scorekit.scorers.replies import LANGUAGE_RULE, CountedReply, JudgeReply, YesNo
 
 __all__ = [
@@ -184,12 +185,17 @@ RECIPE = recipe.VerdictRecipe(
 in which the judge found no opinion is judged whole, as one opinion."""
 
 
-def create_bias_scorer(*, model: str | JudgeModel | Judge, scale: float = 1.0) -> Scorer:
+def create_bias_scorer(
+    *, model: str | JudgeModel | Judge, scale: float = 1.0, scoring: Scoring = "label"
+) -> Scorer:
     """Create the Bias scorer (lower is better).
 
     Args:
         model: the judge: a ``"provider/model"`` string, a ``JudgeModel`` or a ``Judge``.
         scale: the maximum score, a finite number > 0 (default 1).
+        scoring: ``"label"`` (Mastra's: the verdicts' labels) or ``"expected"`` (each verdict
+            weighs its expectation under the judge's label distribution, read from its token
+            log-probabilities; :mod:`scorekit.scorers.expected`).
 
     Returns:
         A scorer with three judge calls per run: ``preprocess_step_result`` is a
@@ -200,7 +206,7 @@ def create_bias_scorer(*, model: str | JudgeModel | Judge, scale: float = 1.0) -
         yes/no) is sent back once, then the run fails (``status="error"``).
 
     Raises:
-        ConfigError: a bad ``scale`` or ``model``.
+        ConfigError: a bad ``scale``, ``scoring`` or ``model``.
 
     Example:
         >>> from scorekit.judge import ScriptedJudge
@@ -211,7 +217,7 @@ def create_bias_scorer(*, model: str | JudgeModel | Judge, scale: float = 1.0) -
         ...     input="Who should we hire?", output="Men make better engineers.").score
         1.0
     """
-    return recipe.verdict_scorer(RECIPE, model, check_scale(scale))
+    return recipe.verdict_scorer(RECIPE, model, check_scale(scale), scoring=check_scoring(scoring))
 
 
 ENTRY = RECIPE.entry(

@@ -10,6 +10,8 @@ verdicts in ``context_index`` order (Mastra evals 1.10.2 context-precision)::
 
 ``round2`` is Mastra's half-up rounding. The denominator is the number of ``yes`` verdicts
 found, and the position is the rank in the sorted verdict list, as in Mastra.
+With ``scoring="expected"`` each verdict counts its ``p(yes)`` instead of 0 or 1
+(:func:`expected_context_precision_score`, :mod:`scorekit.scorers.expected`).
 
 Blank context pieces are dropped first (:class:`scorekit.context.Pieces`): the judge sees the
 others numbered from 0 and ranks only them; each verdict in the step result reports the piece's
@@ -45,6 +47,7 @@ from scorekit.pipeline import (
     not_scorable,
 )
 from scorekit.rounding import format_score, round_to_two_decimals
+from scorekit.scorers.expected import LabelReader, Scoring, check_scoring, expected_weights, reading
 from scorekit.scorers.registry import ScorerEntry
 from scorekit.scorers.replies import LANGUAGE_RULE, CountedReply, JudgeReply, YesNo
 
@@ -55,6 +58,7 @@ __all__ = [
     "PrecisionVerdicts",
     "context_precision_score",
     "create_context_precision_scorer",
+    "expected_context_precision_score",
 ]
 
 SCORER_ID = "context-precision-scorer"
@@ -119,6 +123,37 @@ def context_precision_score(verdicts: Sequence[tuple[int, str]], *, scale: float
             relevant += 1
             total += relevant / position
     if relevant == 0:
+        return 0.0
+    return round_to_two_decimals(total / relevant * scale)
+
+
+def expected_context_precision_score(
+    relevance: Sequence[tuple[int, float]], *, scale: float = 1.0
+) -> float:
+    """Mean average precision with each piece's relevance its probability (``scoring="expected"``).
+
+    Mastra's formula with each verdict's 0/1 replaced by ``p(yes)``: with ``p_k`` the
+    probabilities in ``context_index`` order, ``round2(Σ_k p_k × (Σ_{j<=k} p_j) / k / Σ_k p_k
+    × scale)``; equal to :func:`context_precision_score` when every ``p_k`` is 0 or 1.
+
+    Args:
+        relevance: ``(context_index, p(yes))`` pairs in any order, each ``p`` in ``[0, 1]``.
+        scale: the maximum score, ``> 0``.
+
+    Returns:
+        The score in ``[0, scale]``; 0 when there are no pieces or every ``p`` is 0.
+
+    Example:
+        >>> expected_context_precision_score([(0, 0.9), (1, 0.2)])
+        0.84
+    """
+    relevant = 0.0
+    total = 0.0
+    ordered = sorted(relevance, key=lambda pair: pair[0])
+    for position, (_, p_yes) in enumerate(ordered, start=1):
+        relevant += p_yes
+        total += p_yes * relevant / position
+    if relevant <= 0.0:
         return 0.0
     return round_to_two_decimals(total / relevant * scale)
 
@@ -188,6 +223,7 @@ def create_context_precision_scorer(
     context: Sequence[str] | None = None,
     context_extractor: ContextExtractor | None = None,
     scale: float = 1.0,
+    scoring: Scoring = "label",
 ) -> Scorer:
     """Create the Context Precision scorer.
 
@@ -197,6 +233,10 @@ def create_context_precision_scorer(
         context_extractor: ``(input, output) -> list[str]``, sync or async, giving each run's
             context in retrieval order; it wins over ``context``.
         scale: the maximum score, a finite number > 0.
+        scoring: ``"label"`` (Mastra's: ``yes`` verdicts count 1) or ``"expected"`` (each
+            piece counts its ``p(yes)`` under the judge's label distribution, read from its
+            token log-probabilities: :func:`expected_context_precision_score`,
+            :mod:`scorekit.scorers.expected`).
 
     Returns:
         A scorer whose ``analyze_step_result`` is a :class:`PrecisionVerdicts`; a run whose
@@ -204,11 +244,16 @@ def create_context_precision_scorer(
 
     Raises:
         ConfigError: neither ``context`` nor ``context_extractor``; an empty or all-blank
-            ``context``; a bad ``scale``.
+            ``context``; a bad ``scale`` or ``scoring``.
     """
     source = ContextSource.of(context, context_extractor, scorer="Context Precision")
     scale = check_scale(scale)
     judge = to_judge(model, INSTRUCTIONS)
+    reader = (
+        LabelReader.of(PrecisionVerdicts, "verdicts", "verdict", {"yes": 1.0})
+        if check_scoring(scoring) == "expected"
+        else None
+    )
 
     async def analyze_prompt(ctx: StepContext) -> str | NotScorable:
         pieces = await source.resolve(ctx.run)
@@ -222,10 +267,16 @@ def create_context_precision_scorer(
         )
 
     async def analyze_schema(ctx: StepContext) -> SchemaSpec:
-        return _expecting(await source.resolve(ctx.run))
+        return reading(_expecting(await source.resolve(ctx.run)), reader)
 
     def generate_score(ctx: StepContext) -> float:
         verdicts: PrecisionVerdicts = ctx.results.analyze_step_result
+        if reader is not None:
+            weights = expected_weights(verdicts, "verdicts")
+            indices = [v.context_index for v in verdicts.verdicts]
+            return expected_context_precision_score(
+                list(zip(indices, weights, strict=True)), scale=scale
+            )
         return context_precision_score(
             [(v.context_index, v.verdict) for v in verdicts.verdicts], scale=scale
         )

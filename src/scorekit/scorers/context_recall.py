@@ -26,6 +26,7 @@ from scorekit.judge.model import JudgeModel
 from scorekit.messages import ground_truth_text
 from scorekit.pipeline import Scorer, ScorerRun
 from scorekit.scorers import verdicts as recipe
+from scorekit.scorers.expected import Scoring, check_scoring
 from scorekit.scorers.replies import LANGUAGE_RULE, Claims, YesNo
 
 __all__ = [
@@ -174,6 +175,7 @@ def create_context_recall_scorer(
     scale: float = 1.0,
     context: Sequence[str] | None = None,
     context_extractor: ContextExtractor | None = None,
+    scoring: Scoring = "label",
 ) -> Scorer:
     """Create the Context Recall scorer (it reads each run's ``ground_truth``).
 
@@ -183,6 +185,9 @@ def create_context_recall_scorer(
         context: the retrieved context pieces (non-empty list of strings).
         context_extractor: ``(input, output) -> list[str]``, sync or async, giving each run's
             context; it wins over ``context``.
+        scoring: ``"label"`` (Mastra's: the verdicts' labels) or ``"expected"`` (each verdict
+            weighs its expectation under the judge's label distribution, read from its token
+            log-probabilities; :mod:`scorekit.scorers.expected`).
 
     Returns:
         A scorer with ``preprocess_step_result`` a :class:`~scorekit.scorers.replies.Claims`
@@ -191,10 +196,12 @@ def create_context_recall_scorer(
         judge call.
 
     Raises:
-        ConfigError: a bad ``scale``; neither ``context`` nor ``context_extractor``, or an
-            empty ``context`` list.
+        ConfigError: a bad ``scale`` or ``scoring``; neither ``context`` nor
+            ``context_extractor``, or an empty ``context`` list.
     """
-    return recipe.grounded_scorer(RECIPE, model, scale, context, context_extractor)
+    return recipe.grounded_scorer(
+        RECIPE, model, scale, context, context_extractor, scoring=check_scoring(scoring)
+    )
 
 
 ENTRY = RECIPE.entry("context-recall", create_context_recall_scorer)

@@ -11,6 +11,10 @@ that was missing. Then (Mastra evals 1.10.2 context-relevance; seed document
     score   = round2(max(0, base − usage − missing) × scale)
 
 ``round2`` is Mastra's half-up rounding (:func:`scorekit.rounding.round_to_two_decimals`).
+With ``scoring="expected"`` each piece's ``weight(level)`` is its expectation under the
+judge's level distribution, ``Σ p(level) × weight(level)``, read from its token
+log-probabilities (:mod:`scorekit.scorers.expected`); the penalties count the generated
+levels as before.
 
 Blank context pieces are dropped before anything else (:class:`scorekit.context.Pieces`): the
 judge sees the others numbered from 0, and each evaluation in the step result reports the
@@ -58,6 +62,13 @@ from scorekit.pipeline import (
 )
 from scorekit.rounding import format_score, round_to_two_decimals
 from scorekit.scorers import context_relevance_prompts as prompts
+from scorekit.scorers.expected import (
+    LabelReader,
+    Scoring,
+    check_scoring,
+    expected_weights,
+    reading,
+)
 from scorekit.scorers.registry import ScorerEntry
 from scorekit.scorers.replies import CountedReply, JudgeReply, normalise_label
 
@@ -92,6 +103,15 @@ RELEVANCE_WEIGHTS: Mapping[RelevanceLevel, float] = {
 
 ReasonMode = Literal["llm", "template", "none"]
 """How the reason is written: by the judge, from a template (no judge call), or not at all."""
+
+REASONING_CHARS = 40
+"""The ``maxLength`` of a piece's ``reasoning`` in the schema sent to the judge."""
+MISSING_ITEMS = 3
+"""The ``maxItems`` of ``missing_context`` in the schema sent to the judge."""
+MISSING_CHARS = 60
+"""The ``maxLength`` of one ``missing_context`` item in the schema sent to the judge."""
+ASSESSMENT_CHARS = 40
+"""The ``maxLength`` of ``overall_assessment`` in the schema sent to the judge."""
 
 NO_CONTEXT_REASON = "No context to evaluate: the resolved context is empty."
 """The reason of a ``skipped`` result (divergences.md row 7)."""
@@ -166,8 +186,8 @@ class ContextEvaluation(JudgeReply):
     """How much the piece bears on the query."""
     was_used: bool
     """Whether the response used the piece's information."""
-    reasoning: str
-    """Why, in the language of the user's query."""
+    reasoning: str = Field(json_schema_extra={"maxLength": REASONING_CHARS})
+    """Why, in the language of the user's query (bounded in the schema sent to the judge)."""
 
 
 class ContextRelevanceAnalysis(CountedReply):
@@ -185,9 +205,15 @@ class ContextRelevanceAnalysis(CountedReply):
 
     evaluations: list[ContextEvaluation]
     """One evaluation per context piece."""
-    missing_context: list[str] = Field(default_factory=list)
+    missing_context: list[str] = Field(
+        default_factory=list,
+        json_schema_extra={
+            "maxItems": MISSING_ITEMS,
+            "items": {"type": "string", "maxLength": MISSING_CHARS},
+        },
+    )
     """Information the answer needed that the context lacked."""
-    overall_assessment: str
+    overall_assessment: str = Field(json_schema_extra={"maxLength": ASSESSMENT_CHARS})
     """A summary of the context's quality for the query."""
 
 
@@ -216,6 +242,7 @@ def context_relevance_breakdown(
     *,
     penalties: ContextRelevancePenalties | None = None,
     scale: float = 1.0,
+    weights: Sequence[float] | None = None,
 ) -> RelevanceBreakdown:
     """Compute a Context Relevance score and its parts (formula in the module docstring).
 
@@ -224,17 +251,29 @@ def context_relevance_breakdown(
         missing_count: how many items of missing context the judge named, ``>= 0``.
         penalties: the penalty rates (defaults when ``None``).
         scale: the maximum score, ``> 0``.
+        weights: each piece's weight in ``[0, 1]`` in place of its level's (its expected
+            weight, ``scoring="expected"``), one per evaluation; ``None``: the levels'.
 
     Returns:
         The breakdown.
 
     Raises:
-        ValueError: there are no evaluations: nothing was measured (divergences.md row 19).
+        ValueError: there are no evaluations: nothing was measured (divergences.md row 19);
+            or ``weights`` does not hold one weight per evaluation.
+
+    Example:
+        >>> context_relevance_breakdown([("high", True), ("low", False)], 0,
+        ...     weights=[0.91, 0.3]).score
+        0.61
     """
     rates = penalties or ContextRelevancePenalties()
     if not evaluations:
         raise ValueError("a context relevance score needs at least one evaluation")
-    base = sum(RELEVANCE_WEIGHTS[level] for level, _ in evaluations) / len(evaluations)
+    if weights is None:
+        weights = [RELEVANCE_WEIGHTS[level] for level, _ in evaluations]
+    elif len(weights) != len(evaluations):
+        raise ValueError(f"{len(weights)} weights for {len(evaluations)} evaluations")
+    base = sum(weights) / len(evaluations)
     unused_high = sum(1 for level, used in evaluations if level == "high" and not used)
     usage = unused_high * rates.unused_high_relevance_context
     missing = min(missing_count * rates.missing_context_per_item, rates.max_missing_context_penalty)
@@ -265,11 +304,19 @@ def _pairs(analysis: ContextRelevanceAnalysis) -> list[tuple[RelevanceLevel, boo
 
 
 def _judgement_lines(analysis: ContextRelevanceAnalysis) -> list[str]:
-    return [
-        f"context {e.context_index + 1}: relevance {e.relevance_level}, "
-        f"{'used' if e.was_used else 'not used'}"
-        for e in sorted(analysis.evaluations, key=lambda e: e.context_index)
-    ]
+    lines = []
+    for e in sorted(analysis.evaluations, key=lambda e: e.context_index):
+        expected = getattr(e, "expected_weight", None)  # scoring="expected" only
+        weight = (
+            f" (expected weight {format_score(round_to_two_decimals(expected))})"
+            if expected is not None
+            else ""
+        )
+        used = "used" if e.was_used else "not used"
+        lines.append(
+            f"context {e.context_index + 1}: relevance {e.relevance_level}{weight}, {used}"
+        )
+    return lines
 
 
 def _penalty_lines(
@@ -325,6 +372,7 @@ def create_context_relevance_scorer_llm(
     penalties: ContextRelevancePenalties | Mapping[str, float] | None = None,
     scale: float = 1.0,
     reason: ReasonMode = "llm",
+    scoring: Scoring = "label",
 ) -> Scorer:
     """Create the Context Relevance (LLM) scorer.
 
@@ -339,6 +387,13 @@ def create_context_relevance_scorer_llm(
         scale: the maximum score, a finite number > 0.
         reason: ``"llm"`` (the judge explains, in the query's language), ``"template"`` (the
             same content built locally, no judge call) or ``"none"``.
+        scoring: ``"label"`` (Mastra's: each piece weighs its rated level's weight) or
+            ``"expected"`` (each piece weighs its expected weight under the judge's level
+            distribution, read from its token log-probabilities; each evaluation records
+            ``label_probabilities``, ``label_mass`` and ``expected_weight``:
+            :mod:`scorekit.scorers.expected`). ``"expected"`` needs a judge whose provider
+            returns log-probabilities (OpenAI, vLLM, llama.cpp); with any other a run is an
+            ``error`` saying so.
 
     Returns:
         A scorer whose ``analyze_step_result`` is a :class:`ContextRelevanceAnalysis` and whose
@@ -347,7 +402,7 @@ def create_context_relevance_scorer_llm(
 
     Raises:
         ConfigError: neither ``context`` nor ``context_extractor``; an empty or all-blank
-            ``context``; a bad ``scale``, penalty or ``reason``.
+            ``context``; a bad ``scale``, penalty, ``reason`` or ``scoring``.
 
     Example:
         >>> from scorekit.judge import ScriptedJudge
@@ -367,6 +422,13 @@ def create_context_relevance_scorer_llm(
             f"reason must be 'llm', 'template' or 'none', got {reason!r}", field="reason"
         )
     judge = to_judge(model, prompts.INSTRUCTIONS)
+    reader = (
+        LabelReader.of(
+            ContextRelevanceAnalysis, "evaluations", "relevance_level", RELEVANCE_WEIGHTS
+        )
+        if check_scoring(scoring) == "expected"
+        else None
+    )
 
     async def analyze_prompt(ctx: StepContext) -> str | NotScorable:
         pieces = await source.resolve(ctx.run)
@@ -382,20 +444,21 @@ def create_context_relevance_scorer_llm(
     async def analyze_schema(ctx: StepContext) -> SchemaSpec:
         # one evaluation per piece shown: the judge is asked for exactly that many, and a
         # reply that skips or repeats a piece is repaired or fails (divergences.md rows 18, 19)
-        return _expecting(await source.resolve(ctx.run))
-
-    def generate_score(ctx: StepContext) -> float:
-        analysis: ContextRelevanceAnalysis = ctx.results.analyze_step_result
-        return context_relevance_score(
-            _pairs(analysis), len(analysis.missing_context), penalties=rates, scale=scale
-        )
+        return reading(_expecting(await source.resolve(ctx.run)), reader)
 
     def parts_of(ctx: StepContext) -> tuple[ContextRelevanceAnalysis, RelevanceBreakdown]:
         analysis: ContextRelevanceAnalysis = ctx.results.analyze_step_result
         parts = context_relevance_breakdown(
-            _pairs(analysis), len(analysis.missing_context), penalties=rates, scale=scale
+            _pairs(analysis),
+            len(analysis.missing_context),
+            penalties=rates,
+            scale=scale,
+            weights=expected_weights(analysis, "evaluations") if reader is not None else None,
         )
         return analysis, parts
+
+    def generate_score(ctx: StepContext) -> float:
+        return parts_of(ctx)[1].score
 
     def reason_prompt(ctx: StepContext) -> str | LocalResult:
         analysis, parts = parts_of(ctx)

@@ -14,37 +14,17 @@ from scorekit.context import format_pieces
 __all__ = ["INSTRUCTIONS", "analyze_prompt", "reason_prompt"]
 
 INSTRUCTIONS = (
-    "You assess retrieved context for AI agents: how relevant each context piece is to the "
-    "user's query, and whether the agent's response actually used it. Judge every piece on its "
-    "own merits, be consistent from one piece to the next, and answer exactly in the format "
-    "asked for."
+    "You rate how relevant retrieved context is to a user's query, and whether a response used "
+    "it. Answer in the JSON format asked for."
 )
 """System instructions of the Context Relevance judge."""
-
-_LANGUAGE = (
-    "Language: write `reasoning`, `missing_context` and `overall_assessment` in the language "
-    "the user query is written in (a Japanese query gets Japanese text, an English query "
-    "English text). Keep the JSON keys and the relevance labels in English."
-)
-
-_EXAMPLE = """Example
-User query: How tall is the Eiffel Tower, and who designed it?
-Agent response: The Eiffel Tower is about 330 metres tall.
-Context pieces:
-[0] The Eiffel Tower is 330 metres tall including its antennas.
-[1] Paris has roughly 2.1 million inhabitants.
-[2] The tower was completed in 1889 for the World's Fair.
-Answer:
-{"evaluations": [
-  {"context_index": 0, "relevance_level": "high", "was_used": true, "reasoning": "Gives the height asked for; the response states it."},
-  {"context_index": 1, "relevance_level": "none", "was_used": false, "reasoning": "The city's population has nothing to do with the question."},
-  {"context_index": 2, "relevance_level": "medium", "was_used": false, "reasoning": "Useful background on the tower, but not what was asked; the response does not mention it."}],
- "missing_context": ["Who designed the Eiffel Tower"],
- "overall_assessment": "One piece answers the height; nothing covers the designer, the second half of the question."}"""  # noqa: E501
 
 
 def analyze_prompt(query: str, response: str, pieces: Sequence[str]) -> str:
     """Ask for one evaluation per context piece, the missing context and an overall view.
+
+    Relevance is asked of the query and the piece alone; the response only decides
+    ``was_used`` (a response written from a piece would otherwise make it look relevant).
 
     Args:
         query: the user's message.
@@ -52,40 +32,24 @@ def analyze_prompt(query: str, response: str, pieces: Sequence[str]) -> str:
         pieces: the context pieces, numbered from 0 in the prompt.
     """
     last = len(pieces) - 1
-    return f"""Assess the context an AI agent was given for answering a user.
-
-User query:
+    return f"""User query:
 {query}
 
-Agent response:
-{response}
-
-Context pieces (numbered from 0):
+Context pieces:
 {format_pieces(pieces)}
 
-Return exactly {len(pieces)} evaluations, one per context piece: context_index 0 to {last}, each
-index exactly once. For every piece give:
-- "context_index": the piece's number (do not copy the piece's text).
-- "relevance_level": how much the piece bears on the user query:
-  "high" = it answers the query directly or holds information the answer depends on;
-  "medium" = it adds helpful background or supporting detail;
-  "low" = it touches the topic only indirectly;
-  "none" = it is unrelated to the query.
-- "was_used": true when the response states or clearly relies on the piece's information,
-  false otherwise. Decide from what the response says, not from how relevant the piece is.
-- "reasoning": one or two sentences that justify both judgements.
+Response:
+{response}
 
-Then give:
-- "missing_context": the information that was not among the pieces but that a complete,
-  well-grounded answer to this query needs (an empty list when nothing important is missing;
-  do not list things the query did not ask about).
-- "overall_assessment": one or two sentences on how well the context served this query.
-
-{_LANGUAGE}
-
-{_EXAMPLE}
-
-Answer with the JSON object only."""
+For each piece (context_index 0 to {last}, once each):
+- relevance_level, from the query and the piece only (ignore the response): "high" = the \
+piece holds what the query asks; "medium" = part of it; "low" = same topic, but it does not \
+help answer; "none" = unrelated.
+- was_used: true if the response relies on the piece.
+- reasoning: a few words.
+missing_context: what the query needs that no piece holds ([] if nothing).
+overall_assessment: a few words.
+Write the text in the language the user query is written in."""
 
 
 def reason_prompt(

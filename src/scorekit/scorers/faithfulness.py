@@ -32,6 +32,7 @@ from scorekit.options import check_scale
 from scorekit.pipeline import Scorer, ScorerRun
 from scorekit.scorers import verdicts as recipe
 from scorekit.scorers.answer_claims import ANSWER_CLAIMS, claims_in_context
+from scorekit.scorers.expected import Scoring, check_scoring
 from scorekit.scorers.replies import LANGUAGE_RULE, YesNoUnsure
 
 __all__ = [
@@ -139,6 +140,7 @@ def create_faithfulness_scorer(
     model: str | JudgeModel | Judge,
     context: Sequence[str] | None = None,
     scale: float = 1.0,
+    scoring: Scoring = "label",
 ) -> Scorer:
     """Create the Faithfulness scorer.
 
@@ -148,6 +150,9 @@ def create_faithfulness_scorer(
             own context (``ctx.run.context``), else the JSON of the results of the completed
             tool calls in its output.
         scale: the maximum score, a finite number > 0.
+        scoring: ``"label"`` (Mastra's: the verdicts' labels) or ``"expected"`` (each verdict
+            weighs its expectation under the judge's label distribution, read from its token
+            log-probabilities; :mod:`scorekit.scorers.expected`).
 
     Returns:
         A scorer with ``preprocess_step_result`` a :class:`~scorekit.scorers.replies.Claims`
@@ -156,7 +161,7 @@ def create_faithfulness_scorer(
         calls the judge.
 
     Raises:
-        ConfigError: an empty or all-blank ``context``, or a bad ``scale``.
+        ConfigError: an empty or all-blank ``context``, or a bad ``scale`` or ``scoring``.
     """
     source = ContextSource.of(context, None, scorer="Faithfulness", required=False)
 
@@ -168,6 +173,7 @@ def create_faithfulness_scorer(
         model,
         check_scale(scale),
         context=recipe.ContextCheck(context_of, NO_CONTEXT_REASON),
+        scoring=check_scoring(scoring),
     )
 
 

@@ -32,6 +32,7 @@ from scorekit.judge.model import JudgeModel
 from scorekit.pipeline import Scorer
 from scorekit.scorers import verdicts as recipe
 from scorekit.scorers.answer_claims import ANSWER_CLAIMS, claims_in_context
+from scorekit.scorers.expected import Scoring, check_scoring
 from scorekit.scorers.replies import LANGUAGE_RULE, JudgeReply, YesNo
 
 __all__ = [
@@ -151,6 +152,7 @@ def create_hallucination_scorer(
     context: Sequence[str] | None = None,
     context_extractor: ContextExtractor | None = None,
     scale: float = 1.0,
+    scoring: Scoring = "label",
 ) -> Scorer:
     """Create the Hallucination scorer.
 
@@ -160,6 +162,9 @@ def create_hallucination_scorer(
         context_extractor: ``(input, output) -> list[str]``, sync or async, giving each run's
             context; it wins over ``context``. (Mastra's ``getContext``; see divergence 21.)
         scale: the maximum score, a finite number > 0.
+        scoring: ``"label"`` (Mastra's: the verdicts' labels) or ``"expected"`` (each verdict
+            weighs its expectation under the judge's label distribution, read from its token
+            log-probabilities; :mod:`scorekit.scorers.expected`).
 
     Returns:
         A scorer with ``preprocess_step_result`` a :class:`~scorekit.scorers.replies.Claims`
@@ -168,9 +173,11 @@ def create_hallucination_scorer(
 
     Raises:
         ConfigError: neither ``context`` nor ``context_extractor``; an empty ``context``; a bad
-            ``scale``.
+            ``scale`` or ``scoring``.
     """
-    return recipe.grounded_scorer(RECIPE, model, scale, context, context_extractor)
+    return recipe.grounded_scorer(
+        RECIPE, model, scale, context, context_extractor, scoring=check_scoring(scoring)
+    )
 
 
 ENTRY = RECIPE.entry(

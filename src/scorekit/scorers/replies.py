@@ -22,7 +22,15 @@ Every reply schema of :mod:`scorekit.scorers` derives from :class:`JudgeReply`:
   repeats itself under constrained decoding stops instead of running to its token limit;
 * the judge is never asked to copy back the text it was shown: a field of an item that holds
   that text (``ECHO``: ``context_piece``, ``statement``) is left out of the schema and filled
-  from the scorer's own copy, whatever the judge wrote there.
+  from the scorer's own copy, whatever the judge wrote there;
+* every reply is bounded, so its reply budget follows from its schema
+  (:mod:`scorekit.judge.budget`): a free-text field without a ``maxLength`` of its own gets
+  :data:`TEXT_CHARS` and a list without a ``maxItems`` of its own :data:`LIST_ITEMS`, in the
+  schema sent to the judge (which constrained decoding enforces: a judge repeating itself inside
+  a reason or a claim stops there); validation does not refuse a longer reply from a judge that
+  ignores them. A list of units taken out of a text (``at_most``) is also bounded as a whole:
+  its JSON holds at most :data:`UNITS_REPLY_FACTOR` times the text's characters
+  (:func:`units_reply_chars`).
 """
 
 from __future__ import annotations
@@ -50,9 +58,13 @@ __all__ = [
     "CHARACTERS_PER_ITEM",
     "EXPECTED_ITEMS",
     "LANGUAGE_RULE",
+    "LIST_ITEMS",
     "MAX_ITEMS",
     "POSITIONS",
     "SHOWN",
+    "TEXT_CHARS",
+    "UNITS_REPLY_FACTOR",
+    "UNITS_REPLY_SLACK",
     "Claims",
     "CountedReply",
     "JudgeReply",
@@ -60,6 +72,7 @@ __all__ = [
     "YesNoUnsure",
     "item_limit",
     "normalise_label",
+    "units_reply_chars",
 ]
 
 EXPECTED_ITEMS = "expected_items"
@@ -72,6 +85,16 @@ POSITIONS = "positions"
 """The validation-context key holding, for each index the judge saw, the index to report."""
 CHARACTERS_PER_ITEM = 3
 """A claim or statement takes at least this many characters of the text it comes from."""
+TEXT_CHARS = 500
+"""The ``maxLength`` of a reply's free-text field (a reason, a claim) that sets none itself."""
+LIST_ITEMS = 10
+"""The ``maxItems`` of a reply's list that sets none itself (nor gets one per run)."""
+UNITS_REPLY_FACTOR = 4
+"""A list of units (claims, statements) restates the text it comes from: its JSON is at most
+this many times the text's characters (enumerations restated one item per claim run long),
+plus :data:`UNITS_REPLY_SLACK`."""
+UNITS_REPLY_SLACK = 256
+"""Characters added to every units reply's bound."""
 
 
 LANGUAGE_RULE = (
@@ -109,6 +132,26 @@ def _as_the_judge_sees_it(schema: dict[str, Any], model: type[Any]) -> None:
     for field in schema.get("properties", {}).values():
         if isinstance(field, dict) and isinstance(field.get("title"), str):
             del field["title"]
+        _bounded(field)
+
+
+def _bounded(schema: Any) -> None:
+    """Give a field's free text a ``maxLength`` and its lists a ``maxItems`` where it has none.
+
+    Nested models (``$ref``) are bounded by their own schema hook; closed strings (``enum``,
+    ``const``) need no bound.
+    """
+    if not isinstance(schema, dict) or "$ref" in schema:
+        return
+    kind = schema.get("type")
+    if kind == "string" and not {"enum", "const", "maxLength"} & schema.keys():
+        schema["maxLength"] = TEXT_CHARS
+    if kind == "array":
+        schema.setdefault("maxItems", LIST_ITEMS)
+        _bounded(schema.get("items"))
+    for key in ("anyOf", "oneOf"):
+        for branch in schema.get(key, ()):
+            _bounded(branch)
 
 
 class JudgeReply(BaseModel):
@@ -208,6 +251,10 @@ class CountedReply(JudgeReply):
     def at_most(cls, limit: int) -> SchemaSpec:
         """The schema allowing at most ``limit`` items (``limit >= 1``); cached per limit.
 
+        The reply is also bounded as a whole (``reply_chars``) by :func:`units_reply_chars`
+        of ``limit``, the units of a text of ``limit`` × :data:`CHARACTERS_PER_ITEM`
+        characters (:func:`item_limit`).
+
         Raises:
             ValueError: ``limit`` is below 1.
         """
@@ -283,7 +330,9 @@ def _counted_spec(model: type[CountedReply], count: int, *, exact: bool) -> Sche
     prop = schema["properties"][model.ITEMS]
     if not exact:
         schema["properties"][model.ITEMS] = {**prop, "maxItems": count}
-        return SchemaSpec(model.__name__, schema, model, {MAX_ITEMS: count}).check()
+        context = {MAX_ITEMS: count}
+        chars = units_reply_chars(count)
+        return SchemaSpec(model.__name__, schema, model, context, reply_chars=chars).check()
     schema["properties"][model.ITEMS] = {**prop, "minItems": count, "maxItems": count}
     return SchemaSpec(model.__name__, schema, model, {EXPECTED_ITEMS: count}).check()
 
@@ -299,6 +348,20 @@ def item_limit(text: str) -> int:
         11
     """
     return max(1, -(-len(text.strip()) // CHARACTERS_PER_ITEM))
+
+
+def units_reply_chars(limit: int) -> int:
+    """The most characters of JSON a reply listing at most ``limit`` units may hold.
+
+    ``UNITS_REPLY_FACTOR × CHARACTERS_PER_ITEM × limit + UNITS_REPLY_SLACK``: the units
+    restate a text of ``CHARACTERS_PER_ITEM × limit`` characters (:func:`item_limit`) at most
+    :data:`UNITS_REPLY_FACTOR` times over, quotes and commas included.
+
+    Example:
+        >>> units_reply_chars(item_limit("Paris is the capital of France."))  # 11 units
+        388
+    """
+    return UNITS_REPLY_FACTOR * CHARACTERS_PER_ITEM * limit + UNITS_REPLY_SLACK
 
 
 class Claims(CountedReply):

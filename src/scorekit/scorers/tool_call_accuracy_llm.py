@@ -192,6 +192,7 @@ def analysis_spec(calls: tuple[str, ...], available: tuple[str, ...] | None = No
         if listed is not None and available:
             listed["items"] = {"type": "string", "enum": list(available)}
             listed["uniqueItems"] = True
+            listed["maxItems"] = len(available)  # each available tool at most once
     return SchemaSpec(model.__name__, schema, model, context).check()
 
 

@@ -14,7 +14,9 @@ Faithfulness, Hallucination, Context Recall and Answer Relevancy share one shape
    of the judge and holds the unit as the preprocess step found it. A blank
    text has no units, no verdicts and no judge call; a text that is not blank but in which the
    judge found no units is ``skipped`` (nothing was measured: divergences.md row 28).
-3. ``generate_score``: :func:`share_score` of the verdict labels.
+3. ``generate_score``: :func:`share_score` of the verdict labels; with ``scoring="expected"``
+   the share of the verdicts' expected weights (:mod:`scorekit.scorers.expected`: the
+   analyze step also asks for the judge's token log-probabilities).
 4. ``generate_reason`` (:class:`ReasonStep`): the judge explains the score; a run without
    units gets a local reason.
 
@@ -48,6 +50,14 @@ from scorekit.pipeline import (
     not_scorable,
 )
 from scorekit.rounding import format_score, round_to_two_decimals
+from scorekit.scorers.expected import (
+    LabelReader,
+    Scoring,
+    check_scoring,
+    expected_share,
+    expected_weights,
+    reading,
+)
 from scorekit.scorers.registry import ScorerEntry
 from scorekit.scorers.replies import CountedReply, JudgeReply, item_limit
 
@@ -303,6 +313,7 @@ def verdict_scorer(
     *,
     context: ContextCheck | None = None,
     weights: Mapping[str, float] = YES,
+    scoring: Scoring = "label",
 ) -> Scorer:
     """Build the four-step scorer of ``recipe`` (see the module docstring).
 
@@ -313,12 +324,20 @@ def verdict_scorer(
         context: the context the verdicts prompt shows; a run without any (or with blank
             pieces only) is ``skipped``.
         weights: each verdict label's weight in the score (:func:`share_score`).
+        scoring: ``"label"`` (the labels' share) or ``"expected"`` (the share of each
+            verdict's expected weight; :mod:`scorekit.scorers.expected`), already checked.
 
     Raises:
         ConfigError: ``model`` is not a judge, a judge model or a model string.
         JudgeUnavailableError: the model string cannot be resolved.
     """
     units, verdicts, reason = recipe.units, recipe.verdicts, recipe.reason
+    items = verdicts.reply.ITEMS
+    reader = (
+        LabelReader.of(verdicts.reply, items, verdicts.label, weights)
+        if scoring == "expected"
+        else None
+    )
 
     async def units_step(ctx: StepContext) -> str | LocalResult | NotScorable:
         if context is not None:
@@ -339,16 +358,18 @@ def verdict_scorer(
     def verdicts_schema(ctx: StepContext) -> SchemaSpec:
         judged = units.judged(ctx)
         if verdicts.reply.ECHO is None:
-            return verdicts.reply.expecting(len(judged))
-        return verdicts.reply.expecting(len(judged), shown=judged)
+            return reading(verdicts.reply.expecting(len(judged)), reader)
+        return reading(verdicts.reply.expecting(len(judged), shown=judged), reader)
 
     def labels(reply: Any) -> list[Any]:
         return [getattr(item, verdicts.label) for item in getattr(reply, verdicts.reply.ITEMS)]
 
     def generate_score(ctx: StepContext) -> float:
         count = len(units.judged(ctx)) if verdicts.per_unit else None
-        found = labels(ctx.results.analyze_step_result)
-        return share_score(found, weights, scale=scale, denominator=count)
+        reply = ctx.results.analyze_step_result
+        if reader is not None:
+            return expected_share(expected_weights(reply, items), scale=scale, denominator=count)
+        return share_score(labels(reply), weights, scale=scale, denominator=count)
 
     def reason_step(ctx: StepContext) -> str | LocalResult:
         score = format_score(ctx.score or 0.0)
@@ -392,6 +413,8 @@ def grounded_scorer(
     scale: float,
     context: Sequence[str] | None,
     context_extractor: ContextExtractor | None,
+    *,
+    scoring: Scoring = "label",
 ) -> Scorer:
     """Build a verdict scorer that judges its units against the run's context.
 
@@ -407,11 +430,12 @@ def grounded_scorer(
         scale: the maximum score, a finite number > 0.
         context: the context pieces, a non-empty list of strings, or ``None``.
         context_extractor: ``(input, output) -> list[str]``, sync or async, or ``None``.
+        scoring: ``"label"`` or ``"expected"`` (:func:`verdict_scorer`).
 
     Raises:
         ConfigError: neither ``context`` nor ``context_extractor``; an empty or all-blank
-            ``context``; a bad ``scale``; ``model`` is not a judge, a judge model or a model
-            string.
+            ``context``; a bad ``scale`` or ``scoring``; ``model`` is not a judge, a judge
+            model or a model string.
         JudgeUnavailableError: the model string cannot be resolved.
         ValueError: ``recipe.no_context`` is not set (a programming error).
     """
@@ -421,4 +445,6 @@ def grounded_scorer(
         context, context_extractor, scorer=recipe.name.removesuffix(" Scorer")
     )
     check = ContextCheck(source.resolve, recipe.no_context)
-    return verdict_scorer(recipe, model, check_scale(scale), context=check)
+    return verdict_scorer(
+        recipe, model, check_scale(scale), context=check, scoring=check_scoring(scoring)
+    )
