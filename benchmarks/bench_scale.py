@@ -27,33 +27,25 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import csv
 import multiprocessing
 import os
 import sys
 import time
-from collections.abc import Iterator
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
-DATA = ROOT / "examples" / "stsb" / "sts-test-non-msr.tsv"
+from bench_run_evals import items  # noqa: E402 - the same STS-B items
+
 CODE_SCORERS = ("content-similarity", "keyword-coverage", "textual-difference", "tone")
 LATENCY_S = 0.05
 JUDGE_LIMIT = 64
 SPEEDUP_TARGET = 1.6
 IDEAL_TARGET = 0.85
-
-
-def items(count: int) -> Iterator[dict[str, Any]]:
-    with DATA.open(encoding="utf-8", newline="") as handle:
-        pairs = [(row[5], row[6]) for row in csv.reader(handle, delimiter="\t", quoting=3)]
-    for n in range(count):
-        reference, output = pairs[n % len(pairs)]
-        yield {"id": str(n), "input": reference, "ground_truth": reference, "output": output}
 
 
 def load() -> str:
