@@ -55,9 +55,9 @@ CASES: dict[str, tuple[Factory, dict[str, Any], dict[str, Any], list[Any], float
         ],
         5.0,
         [
-            "8c6619d09fa7048b93ac8d56f2cd10bc48f89a12870e1e7a555d3b62522ab4a3",
-            "845635fed88ba4acc218f736a8a01d521a627f8d07925b5d1888fb9dc6d5e661",
-            "badff12361244226b1740204aa545d9e93060260920fb94a57b678b75ecd20ef",
+            "4cdb11fc82c1bb23af0cbc40c74952b36cbc4b16d6c5429ea477aa94e9c98b7e",
+            "028e560a66f12b87d91eda45b980f141a1d3ba83030a32f831f9d3b2c2161261",
+            "b2b12f98b063fc027e9c8b6fe835783ec94252f0a63d579fa0252613ba8d774c",
         ],
     ),
     "hallucination": (
@@ -76,9 +76,9 @@ CASES: dict[str, tuple[Factory, dict[str, Any], dict[str, Any], list[Any], float
         ],
         5.0,
         [
-            "776c9edd54b46d579facd77edaeed499b1e9ced6b83ed70fae6df7beda7b7443",
-            "69a3848e9dc28177fec4517a6db5577e856053e88b72294366dac2ec16f8611d",
-            "1eae132825e37e1a77e88426fc472a0b04d067ede5ff73d1c163c644cd4509b1",
+            "b664d3b363479d89b73ce1632dc315bbf274581ef70f3caab5bbd2b2d453888d",
+            "bc8c35c100385eb7e3a06a2a3a9465e3f87838cc52336dd8ea0c1d7a1131242f",
+            "0b77bee7ac419fc3b22f018d81ffa0f723e54b89941eeae6465e58de119a4d58",
         ],
     ),
     "context-recall": (
@@ -92,9 +92,9 @@ CASES: dict[str, tuple[Factory, dict[str, Any], dict[str, Any], list[Any], float
         ],
         10.0,
         [
-            "fa084c985436bef20eb3bca3e10d14185d9965651a7f35c683198cc47390de5b",
-            "3c8ef6bff81bdb15d98130f7e108ca9a40b4743d9b32d3a392d4a0d93a06f436",
-            "e1c3f30e47dc9f21d264c2d8f85c971b3f648066d5caafdd34030443a7f90b50",
+            "7b90900c4526f0a6f78975f4f8c8d99b2bbcf7f09485e54b4c223118b3f7b838",
+            "07e40f5dd120e6514457c15612f28a398a7e35307f316d175358d276193c8fb2",
+            "416f0f729591f3ea66bbc7525d0572d9a76919be1eb73b7c2e0680494b2198e2",
         ],
     ),
     "answer-relevancy": (
@@ -120,9 +120,9 @@ CASES: dict[str, tuple[Factory, dict[str, Any], dict[str, Any], list[Any], float
         ],
         5.0,
         [
-            "2bd1279c25aa097d0d45d58c83174002d54d2214268beb6badbdd5c72395931a",
-            "4ed8994ffa23784297dd79b6ec9206599f05c4ebe0539bf9e8430e4a98003579",
-            "8c02db8a186e54d027219681e5e4835f8306d6491631269e2d35a39caa1b7f7b",
+            "5dbf95b355c3193f2b01b36d43a083e46a65ece1ddbe9b0910796fa777008256",
+            "4bd20d6c27823f9a4fe43cc74d2c10c074e6584dadeaec713fd88e82c49c9bd7",
+            "bee2d4c4db69ec131df6e9685883dad321f0a8f54f14307d8852db7c1a667607",
         ],
     ),
 }
