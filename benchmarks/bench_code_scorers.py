@@ -19,6 +19,9 @@ known to be much faster on arbitrary text); it is measured up to ``--lcs-max`` c
 (default 100k) and its 1M cell says so. Mastra reference (the real package, Node 20, same
 machine kind): textual difference 24.7 ms at 1k characters and 2,336 ms at 10k.
 
+It prints first which text core runs: the mypyc-compiled completeness modules (``make core``)
+or the Python sources, about twice as slow (``SCOREKIT_PURE_PYTHON=1`` forces them).
+
 Run: ``.venv/bin/python benchmarks/bench_code_scorers.py [--max-size N] [--lcs-max N]``
 """
 
@@ -47,6 +50,7 @@ from scorekit.scorers import (
     create_trajectory_accuracy_scorer_code,
     create_trajectory_scorer_code,
 )
+from scorekit.text.compiled import core_status
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "examples" / "stsb" / "sts-test-non-msr.tsv"
@@ -265,6 +269,7 @@ def main() -> None:
     parser.add_argument("--max-size", type=int, default=SIZES[-1])
     parser.add_argument("--lcs-max", type=int, default=100_000)
     args = parser.parse_args()
+    print(f"text core: {core_status()}; load average {os.getloadavg()[0]:.2f}")
     part_one(tuple(n for n in SIZES if n <= args.max_size), args.lcs_max)
     part_two(STEPS)
 

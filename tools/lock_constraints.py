@@ -48,7 +48,11 @@ def freeze(python: str, extras: str) -> tuple[str, dict[str, tuple[str, str]]]:
             text=True,
         ).stdout.strip()
         lines = subprocess.run(
-            [*pip, "freeze", "--exclude-editable"], check=True, capture_output=True, text=True
+            # --all: setuptools too (make core builds with it); pip itself is not pinned
+            [*pip, "freeze", "--all", "--exclude-editable", "--exclude", "pip"],
+            check=True,
+            capture_output=True,
+            text=True,
         ).stdout.splitlines()
     pins = {}
     for line in lines:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 __all__ = ["MAX_RUN", "MatchTerm", "Run", "Token", "parse_token", "satisfies", "unanchored"]
 
@@ -29,8 +29,8 @@ _TITLE = re.compile(r"^[^\W\d_a-z][a-z'\u00c0-\u00ff]")
 _DASH = re.compile(r"^[-\u2013\u2014]$")
 
 
-class MatchTerm:
-    """What the matcher reads of a term (duck-typed on :class:`scorekit.text.tagger.Term`)."""
+class MatchTerm(Protocol):
+    """What the matcher reads of a term (:class:`scorekit.text.tagger.Term` has it)."""
 
     text: str
     normal: str

@@ -26,7 +26,7 @@ linear in the text.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from scorekit.text.ruledata import END, Rule, want_floor
 from scorekit.text.rulematch import MAX_RUN, MatchTerm
@@ -43,12 +43,15 @@ def _from_flags(flags: bytearray) -> int:
     return int(flags.translate(_TO_DIGITS)[::-1], 2) if flags else 0
 
 
-def _from_positions(positions: Sequence[int], size: int) -> int:
-    """The mask with the bits of ``positions`` set (``size``: the mask's length), in O(size)."""
-    flags = bytearray(size)
+def _from_positions(positions: Iterable[int], size: int) -> int:
+    """The mask with the bits of ``positions`` set (``size``: the mask's length), in O(size).
+
+    The bits are packed eight to a byte and read as one little-endian integer.
+    """
+    packed = bytearray((size + 7) >> 3)
     for pos in positions:
-        flags[pos] = 1
-    return _from_flags(flags)
+        packed[pos >> 3] |= 1 << (pos & 7)
+    return int.from_bytes(packed, "little")
 
 
 def set_bits(mask: int, size: int) -> Iterator[int]:
@@ -157,10 +160,10 @@ class Batch:
         if found is None:
             flags = bytearray(len(self.sizes))
             positions = self.selection.get(key)
-            if positions:
-                for clause in set(map(self.clause_of.__getitem__, positions)):
-                    flags[clause] = 1
-            found = self._present[key] = (_from_flags(flags), flags)
+            clauses = set(map(self.clause_of.__getitem__, positions)) if positions else set()
+            for clause in clauses:
+                flags[clause] = 1
+            found = self._present[key] = (_from_positions(clauses, len(flags)), flags)
         return found
 
     def _long_enough(self, words: int) -> int:
