@@ -7,8 +7,9 @@ and then batches of ``(index, ItemTask)``. The worker builds its own scorers fro
 installs the cluster's judge slots (:mod:`scorekit.distributed.slots`) as its judges' gate, and
 scores up to ``concurrency`` items at once with :class:`~scorekit.evals.item.ItemJob`, as a
 :class:`~scorekit.evals.executor.LocalExecutor` would. Finished items stream back in chunks
-(whatever finished since the last chunk), each with its index in the batch, so the driver
-knows which items of a batch a lost worker never finished.
+(what finished within :data:`CHUNK_WAIT_S` of a chunk's first item, and at most the rest of the
+batch), each with its index in the batch, so the driver knows which items of a batch a lost
+worker never finished.
 """
 
 from __future__ import annotations
@@ -30,6 +31,10 @@ __all__ = ["ScoringWorker", "WorkerPayload"]
 
 Chunk = list[tuple[int, ItemResult]]
 """Items finished since the worker's last chunk: (index in the batch, result)."""
+CHUNK_WAIT_S = 0.05
+"""How long a chunk waits, after its first item finished, for more (each chunk is one Ray
+object through the object store to the driver, a fixed cost of about a millisecond; items
+that finish a few milliseconds apart share one)."""
 
 
 @dataclass(frozen=True)
@@ -109,18 +114,29 @@ class ScoringWorker:
                 finished.put_nowait(exc)
 
         running = [asyncio.ensure_future(one(index, task)) for index, task in tasks]
+        loop = asyncio.get_running_loop()
         try:
             left = len(running)
             while left:
                 chunk: Chunk = []
                 entry = await finished.get()
+                deadline = loop.time() + CHUNK_WAIT_S
                 while True:
                     if isinstance(entry, BaseException):
                         raise entry
                     chunk.append(entry)
-                    if finished.empty():
+                    if len(chunk) >= left:
                         break
-                    entry = finished.get_nowait()
+                    if finished.empty():
+                        wait = deadline - loop.time()
+                        if wait <= 0:
+                            break
+                        try:  # more items finish soon: one chunk for them all
+                            entry = await asyncio.wait_for(finished.get(), wait)
+                        except asyncio.TimeoutError:  # TimeoutError from 3.11 on
+                            break
+                    else:
+                        entry = finished.get_nowait()
                 left -= len(chunk)
                 yield chunk
         finally:
