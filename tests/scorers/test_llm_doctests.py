@@ -7,8 +7,6 @@ import pytest
 
 MODULES = [
     "scorekit.rounding",
-    "scorekit.judge.logprobs",
-    "scorekit.scorers.expected",
     "scorekit.scorers.answer_relevancy",
     "scorekit.scorers.context_precision",
     "scorekit.scorers.context_recall",
