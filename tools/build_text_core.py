@@ -37,6 +37,15 @@ from scorekit.text.compiled import TEXT, source_digests  # noqa: E402
 MODULES = ("tagger", "postrules", "rulesearch", "rulematch", "phrases", "elements")
 GROUP = "scorekit.text._core"
 """mypyc's shared library for the group: ``scorekit/text/_core__mypyc`` beside the modules."""
+_MYPY_CONFIG = """\
+[mypy]
+follow_imports = skip
+[mypy-scorekit.text.*]
+follow_imports = normal
+"""
+"""mypy's analysis for mypyc: ``scorekit.text`` only. The compiled modules import nothing else
+of scorekit, and following ``scorekit/__init__.py`` into the judge, the SDKs and pydantic made
+the analysis 20 times as long (141 s against 7 s); standard-library stubs are still read."""
 
 _SETUP = """
 import sys
@@ -71,10 +80,12 @@ def build() -> int:
         work = Path(tmp)
         setup = work / "setup.py"
         setup.write_text(_SETUP.format(group=GROUP), encoding="utf-8")
-        paths = [str(TEXT / f"{name}.py") for name in MODULES]
+        config = work / "mypy.ini"
+        config.write_text(_MYPY_CONFIG, encoding="utf-8")
+        paths = [f"--config-file={config}", *(str(TEXT / f"{name}.py") for name in MODULES)]
         lib = work / "lib"
         args = [str(work / "c"), str(lib), str(work / "temp"), str(os.cpu_count() or 1)]
-        print(f"text core: compiling {', '.join(MODULES)} with mypyc (a few minutes)")
+        print(f"text core: compiling {', '.join(MODULES)} with mypyc (about a minute)")
         done = subprocess.run(
             [sys.executable, str(setup), *paths, *args],
             cwd=work,
