@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml constraints.txt
 
 venv: $(STAMP)
 
-## core: the completeness text modules compiled with mypyc (about 2x faster; ~4 min once, again
+## core: the completeness text modules compiled with mypyc (about 1.5x faster; ~1 min once, again
 ## after any change in src/scorekit/text). Without gcc or the Python headers it builds nothing
 ## and scorekit runs its Python sources, which give the same results (scorekit/text/compiled.py).
 CORE := src/scorekit/text/_compiled/manifest.json

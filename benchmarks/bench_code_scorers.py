@@ -20,7 +20,7 @@ known to be much faster on arbitrary text); it is measured up to ``--lcs-max`` c
 machine kind): textual difference 24.7 ms at 1k characters and 2,336 ms at 10k.
 
 It prints first which text core runs: the mypyc-compiled completeness modules (``make core``)
-or the Python sources, about twice as slow (``SCOREKIT_PURE_PYTHON=1`` forces them).
+or the Python sources, about 1.5 times as slow (``SCOREKIT_PURE_PYTHON=1`` forces them).
 
 Run: ``.venv/bin/python benchmarks/bench_code_scorers.py [--max-size N] [--lcs-max N]``
 """

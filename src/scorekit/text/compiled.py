@@ -1,12 +1,13 @@
 """Whether ``scorekit.text`` runs its mypyc-compiled core or its Python sources.
 
-``tools/build_text_core.py`` (``make core``) compiles the completeness modules (tagger,
-post-rules, phrases, elements) to C extensions in ``scorekit/text/_compiled/`` with a
-manifest of the SHA-256 of every ``scorekit/text/*.py`` and the interpreter's extension
-suffix. The package loads them (by putting that folder first on its ``__path__``) only when
-the manifest matches the files and the interpreter, so an edited source is never shadowed by
-a stale build; ``SCOREKIT_PURE_PYTHON=1`` always runs the sources. Both give the same results
-(``tests/text/test_compiled_core.py`` compares them); the compiled core is about twice as fast.
+``tools/build_text_core.py`` (``make core``) compiles the completeness modules (term,
+lexicon, tagger, post-rules, phrases, elements…) to C extensions in
+``scorekit/text/_compiled/`` with a manifest of the SHA-256 of every ``scorekit/text/*.py``
+and the interpreter's extension suffix. The package loads them (by putting that folder first
+on its ``__path__``) only when the manifest matches the files and the interpreter, so an
+edited source is never shadowed by a stale build; ``SCOREKIT_PURE_PYTHON=1`` always runs the
+sources. Both give the same results (``tests/text/test_compiled_core.py`` compares them); the
+compiled core takes about two thirds of the time.
 """
 
 from __future__ import annotations

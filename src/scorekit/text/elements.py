@@ -35,7 +35,8 @@ import unicodedata
 
 from scorekit.text.lexicon import to_infinitive
 from scorekit.text.phrases import verb_phrases
-from scorekit.text.tagger import Term, gc_paused, tag_text
+from scorekit.text.tagger import tag_text
+from scorekit.text.term import Term, gc_paused
 from scorekit.text.whitespace import js_trim
 
 __all__ = ["clean_words", "extract_elements"]

@@ -1,7 +1,7 @@
 """Chunks and verb phrases of a tagged text, as compromise 14.17.0 finds them.
 
 compromise's ``verbs()`` returns the runs of words in a *Verb chunk*, split by a few rules.
-This module reproduces both steps over :class:`scorekit.text.tagger.Term` lists with our own
+This module reproduces both steps over :class:`scorekit.text.term.Term` lists with our own
 code (the rules are compromise's, written out as small local checks):
 
 1. chunks (compromise's ``chunks`` compute): a verb is in a Verb chunk, a noun, determiner or
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from scorekit.text.tagger import Term
+from scorekit.text.term import Term
 
 __all__ = ["assign_chunks", "verb_phrases"]
 

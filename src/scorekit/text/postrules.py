@@ -15,19 +15,19 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
 
 from scorekit.text.lexicon import Lexicon
 from scorekit.text.ruledata import Rule, possible_rules
-from scorekit.text.rulematch import MatchTerm, Run
+from scorekit.text.rulematch import Run
 from scorekit.text.rulesearch import Batch
+from scorekit.text.term import Term
 
 __all__ = ["apply_post_rules"]
 
 _DEBUG = False
 
 
-def _find(rule: Rule, clause: Sequence[MatchTerm], starts: list[int]) -> list[tuple[int, int]]:
+def _find(rule: Rule, clause: Sequence[Term], starts: list[int]) -> list[tuple[int, int]]:
     """The spans ``rule`` tags in ``clause`` (its captured group, else the whole match).
 
     ``starts``: the words a match may start at, in order (:meth:`Batch.candidates`).
@@ -95,7 +95,7 @@ def _looks_plural_data() -> Callable[[str], bool]:
     return check
 
 
-def _tag_term(term: MatchTerm, tag: str, lex: Lexicon, safe: bool) -> None:
+def _tag_term(term: Term, tag: str, lex: Lexicon, safe: bool) -> None:
     """Set one tag as compromise's ``setTag`` does: conflicts out (unless safe), parents in."""
     if tag in term.tags or tag == ".":
         return
@@ -108,7 +108,7 @@ def _tag_term(term: MatchTerm, tag: str, lex: Lexicon, safe: bool) -> None:
     term.tags.add(tag)
 
 
-def _set_tags(terms: Sequence[MatchTerm], tag: str | list[str], lex: Lexicon, safe: bool) -> None:
+def _set_tags(terms: Sequence[Term], tag: str | list[str], lex: Lexicon, safe: bool) -> None:
     if isinstance(tag, list):
         for one in tag:
             _set_tags(terms, one, lex, safe)
@@ -138,7 +138,7 @@ def _children(lex: Lexicon) -> dict[str, frozenset[str]]:
 _CHILDREN: dict[str, frozenset[str]] = {}
 
 
-def _apply(rule: Rule, terms: Sequence[MatchTerm], lex: Lexicon) -> None:
+def _apply(rule: Rule, terms: Sequence[Term], lex: Lexicon) -> None:
     if rule.safe and rule.tag is not None:
         conflicts = lex.conflicts.get(rule.tag if isinstance(rule.tag, str) else "", frozenset())
         if any(not t.tags.isdisjoint(conflicts) for t in terms) or terms[-1].post == "-":
@@ -156,14 +156,15 @@ def _apply(rule: Rule, terms: Sequence[MatchTerm], lex: Lexicon) -> None:
 
 
 _Matches = list[tuple[Rule, int, int]]
-_MEMO: dict[tuple[tuple[str, str, str, str, frozenset[str]], ...], _Matches] = {}
+_Signature = tuple[tuple[str, str, str, str, frozenset[str]], ...]
+_MEMO: dict[_Signature, _Matches] = {}
 _MEMO_SIZE = 4096
 _MEMO_WORDS = 200
 _BATCH_WORDS = 50_000
 """About the most words matched in one :class:`Batch` (its masks, and the memory, stay bounded)."""
 
 
-def _batches(indices: list[int], clauses: Sequence[Sequence[Any]]) -> Iterator[list[int]]:
+def _batches(indices: list[int], clauses: Sequence[Sequence[Term]]) -> Iterator[list[int]]:
     """``indices`` in runs of whole clauses of about :data:`_BATCH_WORDS` words."""
     part: list[int] = []
     words = 0
@@ -177,7 +178,7 @@ def _batches(indices: list[int], clauses: Sequence[Sequence[Any]]) -> Iterator[l
         yield part
 
 
-def _batch_matches(clauses: Sequence[Sequence[MatchTerm]]) -> list[_Matches]:
+def _batch_matches(clauses: Sequence[Sequence[Term]]) -> list[_Matches]:
     """Every (rule, start, end) that compromise's post-tagger would tag, clause by clause.
 
     The rules are tried rule by rule over all the clauses at once (:class:`Batch`); each
@@ -203,7 +204,7 @@ def _by_place(entry: tuple[int, int, _Matches]) -> tuple[int, int]:
     return entry[0], entry[1]
 
 
-def apply_post_rules(clauses: Sequence[Sequence[Any]], lex: Lexicon) -> None:
+def apply_post_rules(clauses: Sequence[Sequence[Term]], lex: Lexicon) -> None:
     """Run compromise's post-tagger rules over ``clauses`` (lists of tagger terms), in place.
 
     Every rule is matched against the tags as they stand; the tags are set afterwards, clause
@@ -212,8 +213,8 @@ def apply_post_rules(clauses: Sequence[Sequence[Any]], lex: Lexicon) -> None:
     """
     memo = _MEMO
     results: list[_Matches | None] = [None] * len(clauses)
-    signatures: list[tuple[tuple[str, str, str, str, frozenset[str]], ...] | None] = []
-    new: dict[tuple[tuple[str, str, str, str, frozenset[str]], ...], int] = {}
+    signatures: list[_Signature | None] = []
+    new: dict[_Signature, int] = {}
     pending: list[int] = []  # the clauses to match: the first of each new signature
     repeats: list[tuple[int, int]] = []  # (a clause, the earlier one it repeats)
     for index, clause in enumerate(clauses):
@@ -225,7 +226,7 @@ def apply_post_rules(clauses: Sequence[Sequence[Any]], lex: Lexicon) -> None:
         else:
             # the same clause (words, tags, punctuation) always gives the same matches
             signature = tuple(
-                (t.normal, t.text, t.switch, t.post, frozenset(t.tags)) for t in clause
+                [(t.normal, t.text, t.switch, t.post, frozenset(t.tags)) for t in clause]
             )
             cached = memo.get(signature)
             if cached is not None:

@@ -18,7 +18,7 @@ from importlib import resources
 
 from scorekit.text.rulematch import Token, parse_token
 
-__all__ = ["END", "Rule", "possible_rules", "want_floor"]
+__all__ = ["END", "Rule", "possible_rules", "rule_keys", "want_floor"]
 
 END = "\x00end"
 """The index key of a clause's last word, where a ``$`` token must match (no word has it)."""
@@ -253,6 +253,26 @@ def _selection() -> _Selection:
     return _Selection(
         rules=rules, keys=keys, need_count=tuple(need_count), want_count=tuple(want_count)
     )
+
+
+@functools.cache
+def rule_keys() -> tuple[frozenset[str], frozenset[str]]:
+    """Every key some rule looks at, as ``(words and %Switch% keys, tag names without #)``.
+
+    The keys rules are chosen by (needs, wants, index keys, ``ifNo``) and the keys of their
+    position checks (:attr:`Rule.checks`, :attr:`Rule.run_to`); a word no rule names needs no
+    mask. (The matcher itself reads the terms, not these keys.)
+    """
+    keys: set[str] = set()
+    for rule in _rules()[0]:
+        keys |= rule.needs | rule.wants | rule.if_no
+        keys.update(key for _, key in rule.listed)
+        for _, wanted in rule.checks:
+            keys |= wanted
+        if rule.run_to is not None:
+            keys |= rule.run_to[0] | rule.run_to[1]
+    tags = frozenset(key[1:] for key in keys if key.startswith("#"))
+    return frozenset(key for key in keys if not key.startswith("#")), tags
 
 
 def want_floor(rule: Rule) -> int:

@@ -18,25 +18,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any
 
-__all__ = ["MAX_RUN", "MatchTerm", "Run", "Token", "parse_token", "satisfies", "unanchored"]
+from scorekit.text.term import Term
+
+__all__ = ["MAX_RUN", "Run", "Token", "parse_token", "satisfies", "unanchored"]
 
 MAX_RUN = 64
 """The most words a repeated token (``#Noun+``, ``.*``) scans (a bound compromise lacks)."""
 
 _TITLE = re.compile(r"^[^\W\d_a-z][a-z'\u00c0-\u00ff]")
 _DASH = re.compile(r"^[-\u2013\u2014]$")
-
-
-class MatchTerm(Protocol):
-    """What the matcher reads of a term (:class:`scorekit.text.tagger.Term` has it)."""
-
-    text: str
-    normal: str
-    post: str
-    tags: set[str]
-    switch: str
 
 
 @dataclass(slots=True)
@@ -60,7 +52,7 @@ class Token:
     group: str | None = None
     min: int | None = None
     max: int | None = None
-    test: Callable[[MatchTerm, int, int], bool] = field(default=lambda term, pos, n: False)
+    test: Callable[[Term, int, int], bool] = field(default=lambda term, pos, n: False)
     """:func:`satisfies` for this token, compiled: ``test(term, pos, clause_length)``."""
     plain: Token | None = None
     """The token without its anchors (itself when it has none)."""
@@ -79,13 +71,13 @@ def _compile(tok: Token) -> Token:
     return tok
 
 
-def _check(tok: Token) -> Callable[[MatchTerm, int, int], bool]:
+def _check(tok: Token) -> Callable[[Term, int, int], bool]:
     base = _base_check(tok)
     if tok.anything or not (tok.start or tok.end):
         return base
     start, end = tok.start, tok.end
 
-    def anchored(term: MatchTerm, pos: int, n: int) -> bool:
+    def anchored(term: Term, pos: int, n: int) -> bool:
         if start and pos != 0:
             return False
         if end and pos != n - 1:
@@ -95,7 +87,7 @@ def _check(tok: Token) -> Callable[[MatchTerm, int, int], bool]:
     return anchored
 
 
-def _base_check(tok: Token) -> Callable[[MatchTerm, int, int], bool]:
+def _base_check(tok: Token) -> Callable[[Term, int, int], bool]:
     """The word test of ``tok`` without anchors or negation."""
     if tok.anything:
         return lambda term, pos, n: True
@@ -151,7 +143,7 @@ def parse_token(raw: dict[str, Any]) -> Token:
     return _compile(tok)
 
 
-def satisfies(term: MatchTerm, tok: Token, pos: int, length: int) -> bool:
+def satisfies(term: Term, tok: Token, pos: int, length: int) -> bool:
     """Whether ``term`` (at ``pos`` of ``length`` words) satisfies ``tok``, negation ignored.
 
     ``.`` matches any word; ``^`` / ``$`` require the first / last word; then one test: the
@@ -177,7 +169,7 @@ class Run:
 
     __slots__ = ("groups", "n", "r", "t", "terms", "toks")
 
-    def __init__(self, terms: Sequence[MatchTerm], toks: tuple[Token, ...], start: int = 0) -> None:
+    def __init__(self, terms: Sequence[Term], toks: tuple[Token, ...], start: int = 0) -> None:
         self.terms = terms
         self.toks = toks
         self.n = len(terms)

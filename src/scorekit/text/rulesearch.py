@@ -28,8 +28,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 
-from scorekit.text.ruledata import END, Rule, want_floor
-from scorekit.text.rulematch import MAX_RUN, MatchTerm
+from scorekit.text.ruledata import END, Rule, rule_keys, want_floor
+from scorekit.text.rulematch import MAX_RUN
+from scorekit.text.term import Term
 
 __all__ = ["Batch", "set_bits"]
 
@@ -92,7 +93,7 @@ class Batch:
         "written",
     )
 
-    def __init__(self, clauses: Sequence[Sequence[MatchTerm]]) -> None:
+    def __init__(self, clauses: Sequence[Sequence[Term]]) -> None:
         self.clauses = clauses
         self.sizes = sizes = [len(clause) for clause in clauses]
         self.clause_of: list[int] = []  # word → its clause
@@ -102,7 +103,8 @@ class Batch:
             self.clause_of += [index] * size
         total = len(self.clause_of)
         # the keys rules are chosen by (a word's normal form, its tags, its switch), and the
-        # written forms, which count for matching only
+        # written forms, which count for matching only; only the keys some rule names
+        named, named_tags = rule_keys()
         selection: defaultdict[str, list[int]] = defaultdict(list)
         written: defaultdict[str, list[int]] = defaultdict(list)
         tags: defaultdict[str, list[int]] = defaultdict(list)
@@ -110,14 +112,18 @@ class Batch:
         for clause in clauses:
             for term in clause:
                 normal = term.normal
-                selection[normal].append(pos)
+                if normal in named:
+                    selection[normal].append(pos)
                 text = term.text
-                if text and text != normal:
+                if text and text != normal and text in named:
                     written[text].append(pos)
                 if term.switch:
-                    selection[f"%{term.switch}%"].append(pos)
+                    switch = f"%{term.switch}%"
+                    if switch in named:
+                        selection[switch].append(pos)
                 for tag in term.tags:
-                    tags[tag].append(pos)
+                    if tag in named_tags:
+                        tags[tag].append(pos)
                 pos += 1
         for tag, found in tags.items():
             key = "#" + tag

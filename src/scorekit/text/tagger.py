@@ -23,16 +23,14 @@ Every step is a dictionary look-up or a bounded scan, so tagging is linear in th
 from __future__ import annotations
 
 import functools
-import gc
 import re
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 
 from scorekit.text.lexicon import Lexicon, ending_guesses, lexicon, phrasal_verbs
 from scorekit.text.postrules import apply_post_rules
+from scorekit.text.term import Term, gc_paused
 
-__all__ = ["Term", "gc_paused", "tag_text"]
+__all__ = ["tag_text"]
 
 _WORD_EDGE = re.compile(r"^([^\w']*)(.*?)([^\w']*)$", re.DOTALL)
 _TITLE = re.compile(r"^[^\W\d_a-z][a-z'\u2019]")
@@ -53,59 +51,6 @@ _IS_BEFORE = frozenset(
     {"it", "he", "she", "that", "what", "there", "here", "who", "where", "how", "this", "let"}
     | {"when", "why", "which", "everything", "everyone", "nothing", "something", "someone"}
 )
-
-
-@dataclass(slots=True)
-class Term:
-    """One word of the text with its compromise tags.
-
-    Attributes:
-        text: the word as written, without surrounding punctuation (``""`` for the implicit
-            half of a contraction).
-        normal: the lowercase word compromise looks up (the implicit word for a contraction's
-            second half: ``"is"`` for ``it's``).
-        post: the punctuation after the word.
-        sentence_start: whether the word opens a sentence.
-        tags: compromise tag names (``Verb``, ``Gerund``, ``Noun``…), parents included.
-        switch: the word's ambiguity class (``"Noun|Verb"``) or ``""``.
-        implicit: whether the term was not written (second half of a contraction).
-        order: the tags in the order compromise's tagger adds them (a tag's parents just
-            before it, a tag set again after a conflict removed it at the end), kept by
-            steps 2 and 3 only; it may list parents not yet in ``tags``. A tuple, shared by
-            the terms of one word and replaced (never changed) when a tag is added.
-            compromise keeps a term's tags in a JS ``Set`` (insertion order) and breaks ties
-            between equally specific tags in that order (:func:`_by_depth`), so Python's
-            hash-seeded ``set`` order must never decide.
-    """
-
-    text: str
-    normal: str
-    post: str = ""
-    sentence_start: bool = False
-    tags: set[str] = field(default_factory=set)
-    switch: str = ""
-    implicit: bool = False
-    order: tuple[str, ...] = ()
-
-    def has(self, tag: str) -> bool:
-        """Whether the term carries ``tag``."""
-        return tag in self.tags
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while a text's terms are built and tagged.
-
-    Tagging 1 MB creates a few hundred thousand small acyclic objects; with the collector on,
-    its repeated passes over them cost more than the tagging. The previous state is restored.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _split_contraction(core: str, following: str) -> list[tuple[str, str, bool]]:
