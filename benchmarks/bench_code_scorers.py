@@ -4,7 +4,9 @@ Part 1, text scorers: ms per ``run_sync`` call on 1k, 10k, 100k and 1M character
 of text (real English prose from the STS-B examples, the same prose without sentence marks, one
 long word, CJK, Python code, a repeated short pattern), and the growth ratio of each 10× step
 (time at 10n / time at n; linear time gives about 10, the target is ≤ 12). Reference and output
-are different texts of the same kind and length. The STS-B kinds repeat their 1,379 sentence
+are different texts of the same kind and length. A timing that calls a scorer several times (the small sizes)
+gives each call another text of the kind, so that a scorer that remembers what it tagged
+lately is timed on new text at every size, as the single 1M call is. The STS-B kinds repeat their 1,379 sentence
 pairs to reach 1M characters, which scorers that remember repeated text profit from; a seventh
 kind, prose that never repeats (the answers, passages and dialogue turns of the shared ExpertQA,
 RAGChecker and BEGIN data, 2M characters and more), is measured when ``../shared`` (or
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import itertools
 import json
 import os
@@ -108,47 +111,81 @@ def shared_texts() -> list[str]:
     return list(found)
 
 
-def kinds(firsts: list[str], seconds: list[str]) -> dict[str, Callable[[int], tuple[str, str]]]:
-    """Each kind of text: size → (reference, output)."""
+Make = Callable[[int, int], tuple[str, str]]
+"""``make(size, turn)`` → (reference, output): turn ``k`` of a kind is another text of it."""
+
+
+def _turned(parts: list[str], turn: int, step: int) -> list[str]:
+    """``parts`` rotated by ``turn * step`` places (turn 0: as they are)."""
+    at = turn * step % len(parts)
+    return parts[at:] + parts[:at]
+
+
+def kinds(firsts: list[str], seconds: list[str]) -> dict[str, Make]:
+    """Each kind of text: (size, turn) → (reference, output).
+
+    The turns of the prose, code and CJK kinds start at other places of their parts, so that a
+    timing that calls a scorer repeatedly scores texts it has not seen (the completeness
+    scorer remembers the clauses it tagged lately); the one-word and pattern kinds have one
+    text per size.
+    """
     code = CODE_FILE.read_text(encoding="utf-8").splitlines()
     unpunctuated = str.maketrans("", "", ".!?")
+    bare_firsts = [s.translate(unpunctuated) for s in firsts]
+    bare_seconds = [s.translate(unpunctuated) for s in seconds]
     return {
-        "prose": lambda n: (cut(firsts, n), cut(seconds, n)),
-        "no sentence marks": lambda n: (
-            cut([s.translate(unpunctuated) for s in firsts], n),
-            cut([s.translate(unpunctuated) for s in seconds], n),
+        "prose": lambda n, k: (cut(_turned(firsts, k, 97), n), cut(_turned(seconds, k, 97), n)),
+        "no sentence marks": lambda n, k: (
+            cut(_turned(bare_firsts, k, 97), n),
+            cut(_turned(bare_seconds, k, 97), n),
         ),
-        "one long word": lambda n: ("a" * n, "a" * (n - 1) + "b"),
-        "CJK": lambda n: (cut([CJK], n, ""), cut([CJK[::-1]], n, "")),
-        "code": lambda n: (cut(code, n, "\n"), cut(code[::-1], n, "\n")),
-        "repeated pattern": lambda n: (cut(["ab"], n), cut(["ba"], n)),
+        "one long word": lambda n, k: ("a" * n, "a" * (n - 1) + "b"),
+        "CJK": lambda n, k: (cut([CJK[k % 7 :] + CJK[: k % 7]], n, ""), cut([CJK[::-1]], n, "")),
+        "code": lambda n, k: (cut(_turned(code, k, 37), n, "\n"), cut(code[::-1], n, "\n")),
+        "repeated pattern": lambda n, k: (cut(["ab"], n), cut(["ba"], n)),
         **_unrepeated(),
     }
 
 
-def _unrepeated() -> dict[str, Callable[[int], tuple[str, str]]]:
+def _unrepeated() -> dict[str, Make]:
     """The kind of prose that never repeats, when the shared data has 2M characters of it."""
     text = " ".join(shared_texts())
     if len(text) < 2 * SIZES[-1]:
         return {}
-    return {"prose, no repeats": lambda n: (text[:n], text[n : 2 * n])}
+
+    def make(n: int, turn: int) -> tuple[str, str]:
+        at = turn * 2 * n % (len(text) - 2 * n + 1)
+        return text[at : at + n], text[at + n : at + 2 * n]
+
+    return {"prose, no repeats": make}
 
 
-def timed_ms(fn: Callable[[], object], budget_s: float = 0.6) -> float:
-    """Best-of-3 mean ms per call (one call when a call takes longer than the budget)."""
+def timed_ms(call: Callable[[int], Callable[[], object]], budget_s: float = 0.6) -> float:
+    """Best-of-3 mean ms per call (one call when a call takes longer than the budget).
+
+    ``call(k)``: the ``k``-th call to time (built before the clock starts), so that repeated
+    calls may score different texts.
+    """
+    first = call(0)
     start = time.perf_counter()
-    fn()
+    first()
     once = time.perf_counter() - start
     if once > budget_s:
         return once * 1000
     repeat = max(1, int(budget_s / 3 / max(once, 1e-6)))
     best = float("inf")
-    for _ in range(3):
+    for round_ in range(3):
+        calls = [call(1 + round_ * repeat + k) for k in range(repeat)]
         start = time.perf_counter()
-        for _ in range(repeat):
+        for fn in calls:
             fn()
         best = min(best, (time.perf_counter() - start) / repeat)
     return best * 1000
+
+
+def same(fn: Callable[[], object]) -> Callable[[int], Callable[[], object]]:
+    """The same call at every turn (for inputs that have one form per size)."""
+    return lambda _: fn
 
 
 def assistant(text: str, calls: int = 0, *, fail_every: int = 0) -> list[dict[str, Any]]:
@@ -205,20 +242,24 @@ def part_one(sizes: tuple[int, ...], lcs_max: int) -> None:
     print("Part 1: ms per run_sync call; then the growth ratio of each 10x step")
     for kind, make in kinds(firsts, seconds).items():
         print(f"\n[{kind}]\n{'scorer':<32} {header}   growth")
-        texts = {n: make(n) for n in sizes}
+        texts = functools.cache(make)  # each (size, turn) built once for all the scorers
         for name, scorer in text_scorers().items():
             cells: list[float | None] = []
             for n in sizes:
                 if name == "textual-difference" and n > lcs_max:
                     cells.append(None)  # quadratic by nature: see the module docstring
                     continue
-                reference, output = texts[n]
-                if name.startswith("check-"):  # the checks read agent messages
-                    run = partial(scorer.run_sync, input="q", output=assistant(output))
-                else:
-                    run = partial(scorer.run_sync, input=reference, output=output)
-                cells.append(timed_ms(run))
+                cells.append(timed_ms(partial(_text_call, scorer, name, texts, n)))
             print(row(name, cells))
+
+
+def _text_call(
+    scorer: Scorer, name: str, texts: Make, size: int, turn: int
+) -> Callable[[], object]:
+    reference, output = texts(size, turn)
+    if name.startswith("check-"):  # the checks read agent messages
+        return partial(scorer.run_sync, input="q", output=assistant(output))
+    return partial(scorer.run_sync, input=reference, output=output)
 
 
 def part_two(steps: tuple[int, ...]) -> None:
@@ -240,7 +281,7 @@ def part_two(steps: tuple[int, ...]) -> None:
     for name, (scorer, make) in agent.items():
         cells: list[float | None] = []
         for n in steps:
-            cells.append(timed_ms(partial(scorer.run_sync, input="q", output=make(n))))
+            cells.append(timed_ms(same(partial(scorer.run_sync, input="q", output=make(n)))))
         print(row(name, cells))
     for ordering in ("relaxed", "unordered", "strict"):
         cells = []
@@ -249,7 +290,7 @@ def part_two(steps: tuple[int, ...]) -> None:
                 expected_trajectory=trajectory(n, shift=1)["steps"],
                 comparison_options={"ordering": ordering},
             )
-            cells.append(timed_ms(partial(scorer.run_sync, input="q", output=trajectory(n))))
+            cells.append(timed_ms(same(partial(scorer.run_sync, input="q", output=trajectory(n)))))
         print(row(f"trajectory-accuracy ({ordering})", cells))
     cells = []
     for n in steps:
@@ -260,7 +301,7 @@ def part_two(steps: tuple[int, ...]) -> None:
                 "blacklisted_tools": ["delete"],
             }
         )
-        cells.append(timed_ms(partial(scorer.run_sync, input="q", output=trajectory(n))))
+        cells.append(timed_ms(same(partial(scorer.run_sync, input="q", output=trajectory(n)))))
     print(row("trajectory (unified)", cells))
 
 
