@@ -4,10 +4,11 @@ Part 1, text scorers: ms per ``run_sync`` call on 1k, 10k, 100k and 1M character
 of text (real English prose from the STS-B examples, the same prose without sentence marks, one
 long word, CJK, Python code, a repeated short pattern), and the growth ratio of each 10× step
 (time at 10n / time at n; linear time gives about 10, the target is ≤ 12). Reference and output
-are different texts of the same kind and length. A timing that calls a scorer several times (the small sizes)
-gives each call another text of the kind, so that a scorer that remembers what it tagged
-lately is timed on new text at every size, as the single 1M call is. The STS-B kinds repeat their 1,379 sentence
-pairs to reach 1M characters, which scorers that remember repeated text profit from; a seventh
+are different texts of the same kind and length. A timing that calls a scorer several times
+(the small sizes) gives each call another text of the kind, so that a scorer that remembers
+what it tagged lately is timed on new text at every size, as the single 1M call is. The STS-B
+kinds repeat their 1,379 sentence pairs to reach 1M characters, which scorers that remember
+repeated text profit from; a seventh
 kind, prose that never repeats (the answers, passages and dialogue turns of the shared ExpertQA,
 RAGChecker and BEGIN data, 2M characters and more), is measured when ``../shared`` (or
 ``$SCOREKIT_SHARED``) is there.
