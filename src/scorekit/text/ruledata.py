@@ -263,10 +263,9 @@ def rule_keys() -> tuple[frozenset[str], frozenset[str]]:
     position checks (:attr:`Rule.checks`, :attr:`Rule.run_to`); a word no rule names needs no
     mask. (The matcher itself reads the terms, not these keys.)
     """
-    keys: set[str] = set()
+    keys = set(_selection().keys)  # the needs, wants and index keys
     for rule in _rules()[0]:
-        keys |= rule.needs | rule.wants | rule.if_no
-        keys.update(key for _, key in rule.listed)
+        keys |= rule.if_no
         for _, wanted in rule.checks:
             keys |= wanted
         if rule.run_to is not None:
