@@ -8,10 +8,9 @@ are different texts of the same kind and length. A timing that calls a scorer se
 (the small sizes) gives each call another text of the kind, so that a scorer that remembers
 what it tagged lately is timed on new text at every size, as the single 1M call is. The STS-B
 kinds repeat their 1,379 sentence pairs to reach 1M characters, which scorers that remember
-repeated text profit from; a seventh
-kind, prose that never repeats (the answers, passages and dialogue turns of the shared ExpertQA,
-RAGChecker and BEGIN data, 2M characters and more), is measured when ``../shared`` (or
-``$SCOREKIT_SHARED``) is there.
+repeated text profit from; a seventh kind, prose that never repeats (the answers, passages and
+dialogue turns of the shared ExpertQA, RAGChecker and BEGIN data, 2M characters and more), is
+measured when ``../shared`` (or ``$SCOREKIT_SHARED``) is there.
 
 Part 2, agent scorers: ms per call on outputs with 10, 100, 1,000 and 10,000 tool calls or
 trajectory steps (the tool checks, code tool-call accuracy, trajectory accuracy and the unified

@@ -1,4 +1,4 @@
-"""Compile the completeness text core (tagger, post-rules, phrases, elements) with mypyc.
+"""Compile the completeness text core (:data:`MODULES`: term, tagger, post-rules…) with mypyc.
 
 The completeness scorer spends its time in ten pure-Python modules of ``scorekit.text``
 (:data:`MODULES`). mypyc (part of mypy, already a pinned dev dependency) compiles them, as
