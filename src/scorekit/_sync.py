@@ -7,6 +7,13 @@ closed. Inside a running loop (a notebook, a FastAPI handler), it runs on a fres
 worker thread, with the caller's context variables, so the caller's loop is neither re-entered
 nor patched.
 
+A forked child (``os.fork``, multiprocessing's "fork", ``subprocess`` with ``preexec_fn``, as
+Ray starts its processes) leaves the parent's loops alone: the child drops the other threads'
+locals, but closing those loops there would unregister their self-pipes from epoll instances
+the child shares with the parent, and the parent's loops could then no longer be woken from
+another thread (``call_soon_threadsafe``: a scorer call's cancel after ``scorer_timeout``). A
+child that calls :func:`run_sync` gets loops of its own.
+
 ``interruptible=True`` (what ``run_evals_sync`` asks for) makes Ctrl-C cancel the coroutine
 instead of tearing through it: from the main thread with no loop running, the first SIGINT
 cancels the task, which cleans up (stores what finished) and ends; :func:`run_sync` then raises
@@ -22,6 +29,7 @@ import asyncio
 import atexit
 import contextlib
 import contextvars
+import os
 import signal
 import threading
 import weakref
@@ -36,14 +44,21 @@ T = TypeVar("T")
 
 
 class _LoopHolder:
-    """Owns one thread's private loop and closes it when the thread's locals are dropped."""
+    """Owns one thread's private loop and closes it when the thread's locals are dropped.
+
+    Only in the process that made it: see the module on forked children.
+    """
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
-        _open_loops.add(self.loop)
+        self.pid = os.getpid()
+        _open_loops[self.loop] = self.pid
 
     def __del__(self) -> None:
-        _close(self.loop)
+        if os.getpid() == self.pid:
+            _close(self.loop)
+        else:  # a forked child: kept, so that not even asyncio's own finaliser closes it here
+            _inherited.append(self.loop)
 
 
 def _close(loop: asyncio.AbstractEventLoop) -> None:
@@ -57,19 +72,24 @@ def _close(loop: asyncio.AbstractEventLoop) -> None:
             loop.close()
 
 
-_open_loops: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
+_open_loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, int] = (
+    weakref.WeakKeyDictionary()
+)  # each loop -> the process id that made it
 _local = threading.local()
+_inherited: list[asyncio.AbstractEventLoop] = []  # in a forked child: the parent's loops
 
 
 @atexit.register
 def _close_all() -> None:
-    for loop in list(_open_loops):
-        _close(loop)
+    pid = os.getpid()
+    for loop, owner in list(_open_loops.items()):
+        if owner == pid:
+            _close(loop)
 
 
 def _thread_loop() -> asyncio.AbstractEventLoop:
     holder: _LoopHolder | None = getattr(_local, "holder", None)
-    if holder is None or holder.loop.is_closed():
+    if holder is None or holder.loop.is_closed() or holder.pid != os.getpid():
         holder = _LoopHolder()
         _local.holder = holder
     return holder.loop
