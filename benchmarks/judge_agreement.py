@@ -14,6 +14,8 @@ Run::
     .venv/bin/python benchmarks/judge_agreement.py --model local/smollm2 --rows 4 \\
         --tasks ares-context-relevance --json /tmp/judge-quality.json
     make bench-judge            # fetches the Qwen2.5-Coder-1.5B judge, then the default run
+    .venv/bin/python benchmarks/judge_agreement.py --cost-set expertqa --model local/PATH.gguf
+                                # the 10-row ExpertQA cost set vs issue 12's peers (costset.py)
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from judge_quality.costset import run_cost_set_command
 from judge_quality.cutting import Cutter, judge_server
 from judge_quality.data import balanced_sample
 from judge_quality.report import figures, format_table, write_json
@@ -62,6 +63,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--context-window", type=int, default=None)
     parser.add_argument("--json", type=Path, default=None, metavar="OUT", help="write results here")
     parser.add_argument("--list", action="store_true", help="list the tasks and exit")
+    parser.add_argument(
+        "--cost-set",
+        choices=["expertqa"],
+        default=None,
+        help="instead of the tasks: the 10-row ExpertQA cost set vs issue 12's peers",
+    )
     return parser.parse_args(argv)  # fmt: skip
 
 
@@ -124,6 +131,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.list:
         _list()
         return 0
+    if args.cost_set is not None:
+        options = JudgeOptions(args.model, args.seed, args.temperature, args.timeout,
+                               args.max_tokens, args.context_window)  # fmt: skip
+        return run_cost_set_command(options, args.json)
     runs, meta = asyncio.run(_run(args))
     print(
         f"model {meta['model']}; seed {meta['seed']}; documents cut to the {meta['cut']} "
