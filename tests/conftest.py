@@ -3,7 +3,8 @@
 Two guards: scorekit's own (``forbid_remote_requests``: adapters refuse non-loopback hosts with
 a clear error) and a socket-level one (any TCP connection to a non-loopback address fails), so
 a provider SDK used directly cannot reach the network either. The scripted server and the
-local llama.cpp judge listen on 127.0.0.1 and stay reachable.
+local llama.cpp judge listen on 127.0.0.1 and stay reachable. ``server`` is the scripted judge
+(tests/servers/scripted_openai.py), one per session, reset around each test that asks for it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 import pytest
 
 from scorekit.judge.testing import forbid_remote_requests
+from tests.servers.scripted_openai import ScriptedServer
 
 _real_connect = socket.socket.connect
 _real_connect_ex = socket.socket.connect_ex
@@ -49,6 +51,20 @@ def _no_real_judges(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(socket.socket, "connect_ex", _guarded_connect_ex)
     with forbid_remote_requests():
         yield
+
+
+@pytest.fixture(scope="session")
+def _session_server() -> Iterator[ScriptedServer]:
+    with ScriptedServer() as server:
+        yield server
+
+
+@pytest.fixture
+def server(_session_server: ScriptedServer) -> Iterator[ScriptedServer]:
+    """The scripted OpenAI-compatible judge on 127.0.0.1, shared by the session, reset per test."""
+    _session_server.reset()
+    yield _session_server
+    _session_server.reset()
 
 
 # PostgreSQL: a server of the tests' own (tests/pgserver.py); `store_db` runs a test on both

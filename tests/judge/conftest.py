@@ -9,7 +9,6 @@ its install command. ``make test`` installs both, so there these tests run.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator
 from typing import Literal
 
 import pytest
@@ -17,7 +16,6 @@ from pydantic import BaseModel, ConfigDict
 
 from scorekit import JudgeUnavailableError
 from scorekit.judge.providers import SMOLLM2_INSTALL, resolve_model
-from tests.servers.scripted_openai import ScriptedServer
 
 
 def _missing_xllamacpp() -> str | None:
@@ -56,16 +54,3 @@ class Relevance(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     label: Literal["high", "medium", "low", "none"]
-
-
-@pytest.fixture(scope="session")
-def _session_server() -> Iterator[ScriptedServer]:
-    with ScriptedServer() as server:
-        yield server
-
-
-@pytest.fixture
-def server(_session_server: ScriptedServer) -> Iterator[ScriptedServer]:
-    _session_server.reset()
-    yield _session_server
-    _session_server.reset()

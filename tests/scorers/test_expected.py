@@ -7,12 +7,9 @@ below follows from the log-probabilities given.
 
 from __future__ import annotations
 
-import doctest
-import importlib
 import json
 import math
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -44,19 +41,6 @@ LEVEL_TOPS = [
     {"high": LOG(0.5), "medium": LOG(0.3), "low": LOG(0.1), "Paris": LOG(0.05)},
     {"none": LOG(0.6), "low": LOG(0.3)},
 ]
-
-
-@pytest.fixture(scope="module")
-def _module_server() -> Iterator[ScriptedServer]:
-    with ScriptedServer() as server:
-        yield server
-
-
-@pytest.fixture
-def server(_module_server: ScriptedServer) -> Iterator[ScriptedServer]:
-    _module_server.reset()
-    yield _module_server
-    _module_server.reset()
 
 
 def judge(server: ScriptedServer) -> Judge:
@@ -266,10 +250,3 @@ def test_expected_share_matches_the_label_share_on_certain_labels() -> None:
     assert expected_share([0.5, 0.5], scale=10) == 5.0
     assert expected_share([0.9, 0.8], denominator=1) == 1.0
     assert expected_share([]) == 0.0
-
-
-@pytest.mark.parametrize("name", ["scorekit.scorers.expected", "scorekit.judge.logprobs"])
-def test_docstring_examples(name: str) -> None:
-    result = doctest.testmod(importlib.import_module(name))
-    assert result.attempted > 0
-    assert result.failed == 0

@@ -7,6 +7,8 @@ import pytest
 
 MODULES = [
     "scorekit.rounding",
+    "scorekit.judge.logprobs",
+    "scorekit.scorers.expected",
     "scorekit.scorers.answer_relevancy",
     "scorekit.scorers.context_precision",
     "scorekit.scorers.context_recall",
