@@ -51,6 +51,17 @@ def test_large_alphabet_takes_the_sorted_path() -> None:
     assert dice._shared_bigrams_vector(a, b) == naive_shared(a, b)
 
 
+@pytest.mark.parametrize("alphabet", ALPHABETS.values(), ids=ALPHABETS.keys())
+def test_the_dense_count_across_its_slices_equals_the_reference(alphabet: str) -> None:
+    # longer than three slices, with an odd end: every bigram at a slice boundary counted once
+    rng = random.Random(len(alphabet))
+    length = 3 * dice._SLICE + 7
+    a = "".join(rng.choice(alphabet) for _ in range(length))
+    b = "".join(rng.choice(alphabet) for _ in range(dice._SLICE + 1))
+    assert dice._shared_bigrams_vector(a, b) == naive_shared(a, b)
+    assert dice._shared_bigrams_vector(b, a) == naive_shared(b, a)
+
+
 def test_long_texts_use_the_exact_formula() -> None:
     a = "the cat sat on the mat " * 50
     b = "the dog sat on the log " * 50
@@ -72,6 +83,34 @@ def test_collapse_whitespace_follows_js(text: str, expected: str) -> None:
     from scorekit.text import collapse_whitespace
 
     assert collapse_whitespace(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("  a \t\n b  ", "ab"),
+        ("a \x1fb", "a\x1fb"),  # ASCII, with U+001F, which JS does not count as whitespace
+        ("zażółć gęślą\u3000jaźń\u2003!", "zażółćgęśląjaźń!"),  # not ASCII: the split path
+        ("é\ufeffa\x85b c", "éa\x85bc"),  # U+FEFF goes, U+0085 stays: the translate path
+        ("", ""),
+    ],
+)
+def test_remove_whitespace_follows_js(text: str, expected: str) -> None:
+    from scorekit.text import remove_whitespace
+
+    assert remove_whitespace(text) == expected
+
+
+def test_whitespace_of_texts_longer_than_a_slice_is_handled_as_in_one_piece() -> None:
+    from scorekit.text import whitespace
+
+    rng = random.Random(5)
+    parts = ["word", " ", "  ", "\n\t", "é", "\u3000", "x "]
+    body = "".join(rng.choice(parts) for _ in range(3 * whitespace._SLICE // 2))
+    # a slice that is only spaces, and a word longer than a slice at the end
+    text = body + " " * (whitespace._SLICE + 3) + body + "q" * (whitespace._SLICE * 2)
+    assert whitespace.collapse_whitespace(text) == " ".join(text.split())
+    assert whitespace.remove_whitespace(text) == "".join(text.split())
 
 
 def test_lone_surrogates_count_like_any_character() -> None:

@@ -1,3 +1,5 @@
+import random
+
 import pytest
 
 from scorekit.text.sentiment import (
@@ -73,3 +75,26 @@ REFERENCE_CASES = [
 def test_reference_mode_matches_corpus(case: dict, expected: dict) -> None:
     step = expected["preprocessStepResult"]
     assert comparative(case["options"]["referenceTone"]) == step["referenceSentiment"]
+
+
+def test_a_text_of_several_slices_scores_as_one_token_list() -> None:
+    from scorekit.text import sentiment
+
+    def one_list(text: str) -> tuple[int, int]:  # the plain rule over one token list
+        tokens = tokenize(text)
+        labels, negators = sentiment.sentiment_labels(), sentiment.sentiment_negators()
+        score = 0
+        for index, token in enumerate(tokens):
+            value = labels.get(token, 0)
+            score += -value if index > 0 and tokens[index - 1] in negators else value
+        return score, len(tokens)
+
+    rng = random.Random(11)
+    words = ["not", "good", "bad", "don't", "happy", "love", "x", "  ", "\t", ".", "\n", "😀"]
+    for _ in range(5):
+        text = " ".join(rng.choice(words) for _ in range(3 * sentiment._SLICE // 4))
+        result = sentiment.analyze(text)
+        assert (result.score, result.token_count) == one_list(text)
+    # a negator as the last token of a slice negates the first token of the next
+    cut = "x " * (sentiment._SLICE // 2) + "not"
+    assert sentiment.analyze(cut + " good").score == -3

@@ -180,13 +180,31 @@ class Detection:
         return language_name(self.code, self.script)
 
 
+@functools.cache
+def _stop_word_index(candidates: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """Each stop word of the ``candidates`` languages → the candidates whose list has it."""
+    lists = stopword_lists() or {}
+    index: dict[str, list[str]] = {}
+    for code in candidates:
+        for word in lists[code]:
+            index.setdefault(word, []).append(code)
+    return {word: tuple(codes) for word, codes in index.items()}
+
+
 def _vote(text: str, candidates: list[str]) -> dict[str, int]:
-    """How many of ``text``'s words are stop words of each candidate language."""
+    """How many of ``text``'s words are stop words of each candidate language.
+
+    One look-up per distinct word (an index of the candidates' stop words), not one per word
+    and candidate.
+    """
     from scorekit.text.segment import normalise, unicode_words  # segment imports this module
 
-    lists = stopword_lists() or {}
-    words = Counter(unicode_words(normalise(text)))
-    return {code: sum(n for word, n in words.items() if word in lists[code]) for code in candidates}
+    index = _stop_word_index(tuple(candidates))
+    hits = dict.fromkeys(candidates, 0)
+    for word, count in Counter(unicode_words(normalise(text))).items():
+        for code in index.get(word, ()):
+            hits[code] += count
+    return hits
 
 
 def detect_language(text: str) -> Detection:

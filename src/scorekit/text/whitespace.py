@@ -35,8 +35,34 @@ def js_trim(text: str) -> str:
     return text.strip(_STRIP)
 
 
+_SLICE = 1 << 16
+"""Characters split at a time by :func:`_joined_words` (their words stay in the cache)."""
+
+
+def _joined_words(text: str, sep: str) -> str:
+    """``sep.join(text.split())``, a slice of about :data:`_SLICE` characters at a time.
+
+    Each slice ends at a space, so no word spans two slices. On a megabyte text this takes
+    about half the time of one split, whose list of words would not fit the processor's cache.
+    """
+    pieces: list[str] = []
+    start = 0
+    while len(text) - start > _SLICE:
+        cut = text.find(" ", start + _SLICE)
+        if cut < 0:
+            break
+        pieces.append(sep.join(text[start:cut].split()))
+        start = cut
+    pieces.append(sep.join(text[start:].split()))
+    return sep.join([piece for piece in pieces if piece])
+
+
 def remove_whitespace(text: str) -> str:
     """Delete every JS whitespace character (JS ``text.replace(/\\s+/g, '')``)."""
+    if not text.isascii() and _DISAGREE.search(text) is None:
+        # str.split() has the same whitespace set here. str.translate is fastest on ASCII text
+        # but takes ~40 ns a character on any other, where split and join take ~10
+        return _joined_words(text, "")
     return text.translate(_DELETE)
 
 
@@ -47,5 +73,5 @@ def collapse_whitespace(text: str) -> str:
     """
     if _DISAGREE.search(text) is None:
         # str.split() has the same whitespace set here, and is much faster than the regex
-        return " ".join(text.split())
+        return _joined_words(text, " ")
     return js_trim(_RUNS.sub(" ", text))
