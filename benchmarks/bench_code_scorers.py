@@ -6,11 +6,12 @@ long word, CJK, Python code, a repeated short pattern), and the growth ratio of 
 (time at 10n / time at n; linear time gives about 10, the target is ≤ 12). Reference and output
 are different texts of the same kind and length, and each kind has the same make-up at every
 size: the English kinds are ASCII (see ``load_sentences``), the CJK kind is not. Each figure is
-the best of 3 rounds, and every call of a timing scores another text of the kind, so that a
-scorer that remembers what it tagged lately is timed on new text at every size. The STS-B
-kinds repeat their 1,379 sentence pairs to reach 1M characters, which scorers that remember
-repeated text profit from; a seventh kind, prose that never repeats (the answers, passages and
-dialogue turns of the shared ExpertQA, RAGChecker and BEGIN data, 2M characters and more), is
+the best of 5 rounds (of 3 single calls where one call takes over 0.6 s), and every call of a
+timing scores another text of the kind, so that a scorer that remembers what it tagged lately
+is timed on new text at every size. The STS-B kinds repeat their 870 sentence pairs to reach
+1M characters, which scorers that remember repeated text profit from; a seventh kind, prose
+that never repeats (the answers, passages and dialogue turns of the shared ExpertQA,
+RAGChecker and BEGIN data, 2M characters and more), is
 measured when ``../shared`` (or ``$SCOREKIT_SHARED``) is there.
 
 Part 2, agent scorers: ms per call on outputs with 10, 100, 1,000 and 10,000 tool calls or
@@ -174,7 +175,7 @@ def _unrepeated() -> dict[str, Make]:
 
 
 def timed_ms(call: Callable[[int], Callable[[], object]], budget_s: float = 0.6) -> float:
-    """Best of 3 rounds: ms per call (a round is one call when a call takes over the budget).
+    """Best of 5 rounds: ms per call (3 rounds of one call when a call takes over the budget).
 
     ``call(k)``: the ``k``-th call to time (built before the clock starts), so that repeated
     calls may score different texts. A first call over ``SINGLE_S`` seconds is the figure.
@@ -195,7 +196,7 @@ def timed_ms(call: Callable[[int], Callable[[], object]], budget_s: float = 0.6)
         return once * 1000
     repeat = 1 if once > budget_s else max(1, int(budget_s / 3 / max(once, 1e-6)))
     best = once if repeat == 1 else float("inf")
-    for round_ in range(3 if repeat > 1 else 2):
+    for round_ in range(5 if repeat > 1 else 2):
         best = min(best, run([call(1 + round_ * repeat + k) for k in range(repeat)]))
     return best * 1000
 
