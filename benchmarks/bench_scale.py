@@ -29,11 +29,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import multiprocessing
 import os
 import sys
 import time
-from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
@@ -53,43 +51,6 @@ NICENESS = "RAY_worker_niceness"  # Ray's own spelling of the setting
 
 def load() -> str:
     return "load average " + ", ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
-# -- the judge server, in its own process -----------------------------------------------------
-
-
-def _serve(latency: float, conn: Connection) -> None:
-    sys.path.insert(0, str(ROOT))
-    from tests.distributed.factories import judge_reply
-    from tests.servers.scripted_openai import ScriptedServer
-
-    server = ScriptedServer(judge_reply, latency=latency).start()
-    conn.send(server.base_url)
-    while conn.recv() == "reset":
-        server.reset()
-        server.default, server.latency = judge_reply, latency
-        conn.send("ok")
-    conn.send({"max_in_flight": server.max_in_flight, "handled": server.handled})
-    server.stop()
-
-
-class ServerProcess:
-    """The scripted server in a spawned process; ``figures`` after it stops."""
-
-    def __init__(self, latency: float) -> None:
-        spawn = multiprocessing.get_context("spawn")
-        self.parent, child = spawn.Pipe()
-        self.process = spawn.Process(target=_serve, args=(latency, child), daemon=True)
-        self.figures: dict[str, int] = {}
-
-    def __enter__(self) -> str:
-        self.process.start()
-        return str(self.parent.recv())
-
-    def __exit__(self, *exc: object) -> None:
-        self.parent.send("stop")
-        self.figures = self.parent.recv()
-        self.process.join(5)
 
 
 # -- the measurements -------------------------------------------------------------------------
@@ -152,7 +113,10 @@ def part_two(count: int) -> None:
         f"{JUDGE_LIMIT}"
     )
     print(f"  {load()}")
-    server = ServerProcess(LATENCY_S)
+    from tests.distributed.factories import judge_reply
+    from tests.servers.process import ServerProcess
+
+    server = ServerProcess(LATENCY_S, judge_reply)
     with server as base_url:
         judge = JudgeSpec(
             "openai/scripted",
@@ -181,7 +145,7 @@ def part_two(count: int) -> None:
         f"scoring {scoring:.2f} s against the ideal {ideal:.2f} s: {share:.0%} of the ideal "
         f"throughput (target {IDEAL_TARGET:.0%}: {'met' if share >= IDEAL_TARGET else 'missed'})"
     )
-    most = server.figures["max_in_flight"]
+    most = server.max_in_flight
     models = list(slots.get("models", {}).values())
     print(
         f"  most in flight at the server {most} (limit {JUDGE_LIMIT}: "
