@@ -3,8 +3,16 @@ from __future__ import annotations
 import pytest
 
 from scorekit.errors import ConfigError
-from scorekit.scorers.tone import create_tone_scorer, sentiment_stability
+from scorekit.messages import joined_text
+from scorekit.scorers.tone import (
+    EMPTY_OUTPUT,
+    ONE_SENTENCE,
+    create_tone_scorer,
+    sentences_of,
+    sentiment_stability,
+)
 from scorekit.text.language import detect_language
+from scorekit.text.whitespace import js_trim
 from tests.conformance import cases_for, options, run_args, to_snake
 from tests.text.test_language import MULTILINGUAL_MISSING, needs_multilingual
 
@@ -15,9 +23,26 @@ def test_corpus_is_present() -> None:
     assert len(CASES) == 33
 
 
+def nothing_to_measure(case: dict) -> str | None:
+    """Row 101 by the case's content: the reason scorekit skips it, or ``None``."""
+    text = joined_text(run_args(case)["output"], field="output")
+    if not js_trim(text):
+        return EMPTY_OUTPUT
+    if not options(case).get("reference_tone") and len(sentences_of(text)) < 2:
+        return ONE_SENTENCE
+    return None
+
+
 @pytest.mark.parametrize(("case", "expected"), CASES, ids=[c["id"] for c, _ in CASES])
 def test_conformance(case: dict, expected: dict) -> None:
     result = create_tone_scorer(**options(case)).run_sync(**run_args(case))
+    reason = nothing_to_measure(case)
+    if reason is not None:  # row 101: Mastra scores it (1 when there is one sentence or none)
+        assert (result.status, result.score, result.reason) == ("skipped", None, reason)
+        if reason == ONE_SENTENCE:
+            assert expected["score"] == 1
+            assert expected["preprocessStepResult"]["sentimentVariance"] == 0
+        return
     assert result.status == "ok"
     assert result.score == expected["score"]
     assert result.preprocess_step_result == to_snake(expected["preprocessStepResult"])
@@ -58,11 +83,9 @@ STABILITY_VECTORS = [
         "Yet somehow I love it. Though it frustrates me.",
         0.16479166666666678,
     ),
-    ("This is a great product.", 1.0),
-    ("", 1.0),
     ("The sky is blue. The grass is green. The tree is tall.", 1.0),
     ("I am not happy. Good.", 0.0),
-    ("Great! Terrible", 1.0),  # text after the last terminator is ignored (Mastra)
+    ("Good. Nice! Terrible", 1.0),  # text after the last terminator is ignored (Mastra)
 ]
 
 
@@ -87,11 +110,37 @@ def test_summation_is_left_to_right() -> None:
     assert mean == ((0.1 + 0.2) + 0.3) / 3
 
 
-@pytest.mark.parametrize("output", ["   ", "\n\n", "12345.", "\U0001f60d!"])
+@pytest.mark.parametrize("output", ["12345. 678.", "\U0001f60d! \U0001f60d!"])
 def test_text_without_letters_keeps_mastras_rules(output: str) -> None:
     result = create_tone_scorer().run_sync(output=output)
     assert result.status == "ok"
     assert result.score == 1.0
+
+
+@pytest.mark.parametrize(
+    ("output", "reference_tone", "reason"),
+    [
+        ("", None, EMPTY_OUTPUT),
+        ("  \n\t", None, EMPTY_OUTPUT),
+        ("   ", "Helpful and friendly.", EMPTY_OUTPUT),  # Mastra: 1 - |0 - 0.67| = 0.33
+        ("This is a great product.", None, ONE_SENTENCE),  # Mastra: 1.0
+        ("Great! Terrible", None, ONE_SENTENCE),  # one sentence, then ignored text
+        ("no sentence marks at all in this reply", None, ONE_SENTENCE),
+        ("12345.", None, ONE_SENTENCE),
+    ],
+)
+def test_nothing_to_measure_is_skipped_with_the_reason(
+    output: str, reference_tone: str | None, reason: str
+) -> None:
+    # row 101: one sentence has a variance of 0 by definition, so its 1.0 measured nothing
+    result = create_tone_scorer(reference_tone=reference_tone).run_sync(output=output)
+    assert (result.status, result.score, result.reason) == ("skipped", None, reason)
+    assert result.preprocess_step_result is None
+
+
+def test_one_sentence_is_scored_against_a_reference_tone() -> None:
+    result = create_tone_scorer(reference_tone="I love it.").run_sync(output="I love it.")
+    assert (result.status, result.score) == ("ok", 1.0)
 
 
 POLISH = "To jest okropny produkt, nienawidzę go. Straszne!"

@@ -8,9 +8,14 @@ Formula (Mastra evals 1.10.2 tone), over the output's text only (the input is ig
 
 * with ``reference_tone``: ``difference = |comparative(output) − comparative(reference_tone)|``
   and score = ``max(0, 1 − difference)``;
-* without it (stability): sentences are the matches of ``[^.!?]+[.!?]+`` (the whole text when
-  there are none; text after the last ``.``/``!``/``?`` is ignored, as in Mastra); score =
-  ``max(0, 1 − variance)`` with the population variance of the sentences' ``comparative``.
+* without it (stability): sentences are the matches of ``[^.!?]+[.!?]+`` (text after the
+  last ``.``/``!``/``?`` is ignored, as in Mastra); score = ``max(0, 1 − variance)`` with the
+  population variance of the sentences' ``comparative``.
+
+Nothing to measure is ``skipped`` with the reason (row 101), where Mastra scores 1 or a
+distance to nothing: a blank output (:data:`EMPTY_OUTPUT`), and, without a reference tone, an
+output of fewer than two sentences (:data:`ONE_SENTENCE`: the variance of one value is 0 by
+definition, so Mastra's 1.0 there says nothing about the tone).
 
 An empty ``reference_tone`` counts as none (Mastra tests it for truth).
 
@@ -22,7 +27,8 @@ and a ``reference_tone`` in another language is a ``ConfigError`` (row 77). ``"e
 any text with the English lexicon, as Mastra does.
 
 Divergences (docs/divergences.md): 2 (code points), 3 (JS whitespace), 15 (no JS prototype
-lookup of negators), row 77 (text in another language than English is not scored).
+lookup of negators), row 77 (text in another language than English is not scored), row 101
+(nothing to measure).
 """
 
 from __future__ import annotations
@@ -35,9 +41,12 @@ from scorekit.pipeline import NotScorable, Scorer, StepContext, create_scorer, n
 from scorekit.scorers.registry import ScorerEntry
 from scorekit.text.language import detect_language
 from scorekit.text.sentiment import comparative
+from scorekit.text.whitespace import js_trim
 
 __all__ = [
+    "EMPTY_OUTPUT",
     "ENTRY",
+    "ONE_SENTENCE",
     "SCORER_ID",
     "create_tone_scorer",
     "sentences_of",
@@ -48,6 +57,16 @@ __all__ = [
 
 SCORER_ID = "tone-scorer"
 """The scorer's stable id (Mastra's)."""
+
+EMPTY_OUTPUT = "the output is empty: there is no tone to measure"
+"""The reason of a blank output's ``skipped`` result (row 101)."""
+
+ONE_SENTENCE = (
+    "tone stability compares the sentiment of the output's sentences, and it has fewer than two "
+    "(a sentence ends with . ! or ?): there is nothing to compare; give reference_tone to "
+    "compare the output with a tone instead"
+)
+"""The reason of ``skipped`` without a reference tone and with fewer than two sentences."""
 
 _SENTENCE = re.compile(r"[^.!?]+[.!?]+")
 
@@ -138,15 +157,19 @@ def create_tone_scorer(reference_tone: str | None = None, *, language: str = "au
         A scorer whose ``preprocess_step_result`` is ``{"score", "response_sentiment",
         "reference_sentiment", "difference"}`` with a reference tone, else ``{"score",
         "avg_sentiment", "sentiment_variance"}``; the score is its ``score`` (in ``[0, 1]``).
-        An output in another language than English ends the run as ``skipped`` (``"auto"``).
+        An output in another language than English ends the run as ``skipped`` (``"auto"``),
+        and so does a blank output (:data:`EMPTY_OUTPUT`) and, without a reference tone, an
+        output of fewer than two sentences (:data:`ONE_SENTENCE`; row 101).
 
     Raises:
         ConfigError: ``reference_tone`` is not a string, or (``"auto"``) not English;
             ``language`` is neither ``"auto"`` nor ``"en"``.
 
     Example:
-        >>> create_tone_scorer().run_sync(output="This is a great product.").score
-        1.0
+        >>> create_tone_scorer().run_sync(output="I love it. It works well.").score
+        0.75
+        >>> create_tone_scorer().run_sync(output="This is a great product.").status
+        'skipped'
     """
     if reference_tone is not None and not isinstance(reference_tone, str):
         raise ConfigError(
@@ -169,6 +192,8 @@ def create_tone_scorer(reference_tone: str | None = None, *, language: str = "au
             problem = tone_language_problem(text)
             if problem is not None:
                 return not_scorable(problem)
+        if not js_trim(text):
+            return not_scorable(EMPTY_OUTPUT)
         if reference_tone:
             response = comparative(text)
             reference = comparative(reference_tone)
@@ -178,7 +203,9 @@ def create_tone_scorer(reference_tone: str | None = None, *, language: str = "au
                 "reference_sentiment": reference,
                 "difference": abs(response - reference),
             }
-        sentences = sentences_of(text) or [text]
+        sentences = sentences_of(text)
+        if len(sentences) < 2:
+            return not_scorable(ONE_SENTENCE)
         score, mean, variance = sentiment_stability([comparative(s) for s in sentences])
         return {"score": score, "avg_sentiment": mean, "sentiment_variance": variance}
 
