@@ -16,12 +16,18 @@ the workers were up) against the ideal ``items x 0.05 / 64`` s (target >= 85 % o
 throughput), the server's most requests in flight (must never pass 64) and the slot
 coordinator's.
 
+Part 3 (``--memory-items N``, off by default): N items through the same code scorers on 2
+workers, with the driver's resident memory (``/proc/self/statm``) sampled every 0.5 s: at the
+start, at each tenth of the items received, and its peak. The dataset is a generator read in
+batches and ``keep_items=False``, so the driver's memory should not grow with N.
+
 The cluster: ``ray.init(num_cpus=2)`` on 127.0.0.1, started by the benchmark, its workers at
 niceness 0 (``RAY_worker_niceness``; Ray's default 15 yields their CPU to any other process).
 Timing is printed, never asserted; report the machine's load with the figures (printed
 before and after).
 
-Run: ``.venv/bin/python benchmarks/bench_scale.py [--items N] [--judge-items N]``
+Run: ``.venv/bin/python benchmarks/bench_scale.py [--items N] [--judge-items N]
+[--memory-items N]``
 (``--items 20000 --judge-items 2000`` for a quick run).
 """
 
@@ -31,6 +37,7 @@ import argparse
 import asyncio
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -77,6 +84,56 @@ def code_run(count: int, workers: int) -> dict[str, Any]:
         "driver_cpu_us": cpu / count * 1e6,
         "means": {sid: round(mean, 4) for sid, mean in result.scores.items()},
     }
+
+
+def rss_mib() -> float:
+    """This process's resident memory in MiB (Linux ``/proc/self/statm``)."""
+    with open("/proc/self/statm", encoding="ascii") as handle:
+        pages = int(handle.read().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def part_three(count: int) -> None:
+    from scorekit.distributed import RayExecutor
+    from scorekit.evals import run_evals
+    from scorekit.scorers import build_scorer
+
+    print(f"\npart 3: driver memory, {count} items x {len(CODE_SCORERS)} code scorers, 2 workers")
+    print(f"  {load()}")
+    fed = [0]
+
+    def counted() -> Any:
+        for item in items(count):
+            fed[0] += 1
+            yield item
+
+    samples: list[tuple[int, float]] = [(0, rss_mib())]
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.wait(0.5):
+            samples.append((fed[0], rss_mib()))
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    scorers = [build_scorer(name) for name in CODE_SCORERS]
+    executor = RayExecutor(workers=2, concurrency=8, batch_size=256)
+    started = time.perf_counter()
+    watcher.start()
+    result = asyncio.run(run_evals(counted(), scorers, executor=executor, keep_items=False))
+    stop.set()
+    watcher.join()
+    samples.append((fed[0], rss_mib()))
+    assert result.total_items == count
+    wall = time.perf_counter() - started
+    shown = []
+    for tenth in range(11):
+        mark = count * tenth // 10
+        at = min(samples, key=lambda sample: abs(sample[0] - mark))
+        shown.append(f"{at[0]:,}: {at[1]:.0f}")
+    print(f"  {count:,} items in {wall:.0f} s ({count / wall:.0f} items/s)")
+    print(f"  driver RSS MiB by items read: {'; '.join(shown)}")
+    print(f"  driver RSS peak {max(rss for _, rss in samples):.0f} MiB")
+    print(f"  {load()}")
 
 
 def part_one(count: int) -> None:
@@ -160,6 +217,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=100_000, help="items of part 1")
     parser.add_argument("--judge-items", type=int, default=10_000, help="items of part 2")
+    parser.add_argument("--memory-items", type=int, default=0, help="items of part 3 (0: none)")
     args = parser.parse_args()
     import ray
 
@@ -185,6 +243,8 @@ def main() -> None:
             part_one(args.items)
         if args.judge_items:
             part_two(args.judge_items)
+        if args.memory_items:
+            part_three(args.memory_items)
     finally:
         ray.shutdown()
 
