@@ -106,9 +106,9 @@ def test_whitespace_of_texts_longer_than_a_slice_is_handled_as_in_one_piece() ->
 
     rng = random.Random(5)
     parts = ["word", " ", "  ", "\n\t", "é", "\u3000", "x "]
-    body = "".join(rng.choice(parts) for _ in range(3 * whitespace._SLICE // 2))
+    body = "".join(rng.choice(parts) for _ in range(3 * whitespace.SLICE // 2))
     # a slice that is only spaces, and a word longer than a slice at the end
-    text = body + " " * (whitespace._SLICE + 3) + body + "q" * (whitespace._SLICE * 2)
+    text = body + " " * (whitespace.SLICE + 3) + body + "q" * (whitespace.SLICE * 2)
     assert whitespace.collapse_whitespace(text) == " ".join(text.split())
     assert whitespace.remove_whitespace(text) == "".join(text.split())
 

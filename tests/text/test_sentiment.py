@@ -78,7 +78,7 @@ def test_reference_mode_matches_corpus(case: dict, expected: dict) -> None:
 
 
 def test_a_text_of_several_slices_scores_as_one_token_list() -> None:
-    from scorekit.text import sentiment
+    from scorekit.text import sentiment, whitespace
 
     def one_list(text: str) -> tuple[int, int]:  # the plain rule over one token list
         tokens = tokenize(text)
@@ -92,9 +92,9 @@ def test_a_text_of_several_slices_scores_as_one_token_list() -> None:
     rng = random.Random(11)
     words = ["not", "good", "bad", "don't", "happy", "love", "x", "  ", "\t", ".", "\n", "😀"]
     for _ in range(5):
-        text = " ".join(rng.choice(words) for _ in range(3 * sentiment._SLICE // 4))
+        text = " ".join(rng.choice(words) for _ in range(3 * whitespace.SLICE // 4))
         result = sentiment.analyze(text)
         assert (result.score, result.token_count) == one_list(text)
     # a negator as the last token of a slice negates the first token of the next
-    cut = "x " * (sentiment._SLICE // 2) + "not"
+    cut = "x " * (whitespace.SLICE // 2) + "not"
     assert sentiment.analyze(cut + " good").score == -3

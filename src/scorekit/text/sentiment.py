@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 
-from scorekit.text.whitespace import JS_WS_CLASS, js_trim
+from scorekit.text.whitespace import JS_WS_CLASS, js_trim, space_slices
 
 __all__ = [
     "SentimentResult",
@@ -66,10 +66,6 @@ def sentiment_negators() -> frozenset[str]:
     return frozenset(_load_json("sentiment_negators.json"))
 
 
-_SLICE = 1 << 16
-"""Characters of normalised text scored at a time by :func:`analyze`."""
-
-
 def _normalised(text: str) -> str:
     """The text as npm sentiment splits it: lower case, marks and whitespace runs → spaces."""
     lowered = text.lower().replace("\n", " ")
@@ -106,10 +102,9 @@ class SentimentResult:
 def analyze(text: str) -> SentimentResult:
     """Score ``text`` with AFINN-165 and emoji valences (npm sentiment 5.0.2 ``analyze``).
 
-    The tokens are read a slice of about 64k characters at a time, each slice ending at a
-    space (splitting on ``" "`` then gives the same tokens as one split), so that a megabyte
-    text never builds its whole token list: linear time without falling out of the
-    processor's cache.
+    The tokens are read a piece of :func:`scorekit.text.whitespace.space_slices` at a time, so
+    that a megabyte text never builds its whole token list: linear time without falling out of
+    the processor's cache.
 
     Args:
         text: any string.
@@ -123,23 +118,18 @@ def analyze(text: str) -> SentimentResult:
     """
     labels = sentiment_labels()
     negators = sentiment_negators()
-    normal = _normalised(text)
     score = 0
     count = 0
     previous: str | None = None  # the token before the current one (none before the first)
-    start = 0
-    while True:
-        cut = normal.find(" ", start + _SLICE) if len(normal) - start > _SLICE else -1
-        tokens = (normal[start:cut] if cut >= 0 else normal[start:]).split(" ")
+    for piece in space_slices(_normalised(text)):
+        tokens = piece.split(" ")
         count += len(tokens)
         for token in tokens:
             value = labels.get(token)
             if value is not None:
                 score += -value if previous in negators else value
             previous = token
-        if cut < 0:
-            return SentimentResult(score=score, token_count=count)
-        start = cut + 1
+    return SentimentResult(score=score, token_count=count)
 
 
 def comparative(text: str) -> float:

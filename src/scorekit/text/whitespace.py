@@ -7,8 +7,17 @@ JS ``\\s`` is not Python's: it includes U+FEFF and excludes U+001C–U+001F and 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
-__all__ = ["JS_WHITESPACE", "JS_WS_CLASS", "collapse_whitespace", "js_trim", "remove_whitespace"]
+__all__ = [
+    "JS_WHITESPACE",
+    "JS_WS_CLASS",
+    "SLICE",
+    "collapse_whitespace",
+    "js_trim",
+    "remove_whitespace",
+    "space_slices",
+]
 
 JS_WHITESPACE: frozenset[str] = frozenset(
     "\t\n\v\f\r \u00a0\u1680"
@@ -35,25 +44,33 @@ def js_trim(text: str) -> str:
     return text.strip(_STRIP)
 
 
-_SLICE = 1 << 16
-"""Characters split at a time by :func:`_joined_words` (their words stay in the cache)."""
+SLICE = 1 << 16
+"""Characters in a slice of :func:`space_slices` (its words stay in the processor's cache)."""
+
+
+def space_slices(text: str) -> Iterator[str]:
+    """Yield ``text`` in pieces of about :data:`SLICE` characters, cut at single spaces.
+
+    Each cut is the first ``" "`` at or after :data:`SLICE` characters into the rest, and that
+    space belongs to neither piece. So splitting the pieces on whitespace, or on ``" "``, gives
+    exactly the words (or tokens) of the whole text, with no word spanning two pieces. At least
+    one piece is yielded (``""`` for ``""``). A megabyte text processed piece by piece never
+    builds its whole word list, which would not fit the processor's cache: about half the
+    time of one split.
+    """
+    start = 0
+    while len(text) - start > SLICE:
+        cut = text.find(" ", start + SLICE)
+        if cut < 0:
+            break
+        yield text[start:cut]
+        start = cut + 1
+    yield text[start:]
 
 
 def _joined_words(text: str, sep: str) -> str:
-    """``sep.join(text.split())``, a slice of about :data:`_SLICE` characters at a time.
-
-    Each slice ends at a space, so no word spans two slices. On a megabyte text this takes
-    about half the time of one split, whose list of words would not fit the processor's cache.
-    """
-    pieces: list[str] = []
-    start = 0
-    while len(text) - start > _SLICE:
-        cut = text.find(" ", start + _SLICE)
-        if cut < 0:
-            break
-        pieces.append(sep.join(text[start:cut].split()))
-        start = cut
-    pieces.append(sep.join(text[start:].split()))
+    """``sep.join(text.split())``, a piece of :func:`space_slices` at a time."""
+    pieces = [sep.join(piece.split()) for piece in space_slices(text)]
     return sep.join([piece for piece in pieces if piece])
 
 
