@@ -19,7 +19,8 @@ coordinator's.
 Part 3 (``--memory-items N``, off by default): N items through the same code scorers on 2
 workers, with the driver's resident memory (``/proc/self/statm``) sampled every 0.5 s: at the
 start, at each tenth of the items received, and its peak. The dataset is a generator read in
-batches and ``keep_items=False``, so the driver's memory should not grow with N.
+batches and ``keep_items=False``, so no item or result stays in the driver; what grows with N
+is each scorer's summary, which keeps every ``ok`` score (docs/scale.md gives the figures).
 
 The cluster: ``ray.init(num_cpus=2)`` on 127.0.0.1, started by the benchmark, its workers at
 niceness 0 (``RAY_worker_niceness``; Ray's default 15 yields their CPU to any other process).
