@@ -10,7 +10,9 @@ the driver's CPU per item (``time.process_time``) and the speedup from 1 to 2 wo
 
 Part 2: ``--judge-items`` (default 10,000) items through a one-call judge scorer
 (``tests.distributed.factories:create_judged_scorer``, ``reason=False``) against the scripted
-judge server in its own process at 50 ms per reply, on 2 workers of 64 items in flight each
+judge server in its own process at 50 ms per reply (``--server asyncio``, the default: one
+event loop, ``tests.servers.async_scripted``; ``threads``: a thread per connection, which
+costs the shared 2 cores about 3x the CPU per request), on 2 workers of 64 items in flight each
 (128 requests wanted at once) under a cluster-wide judge concurrency of 64: wall time (after
 the workers were up) against the ideal ``items x 0.05 / 64`` s (target >= 85 % of the ideal
 throughput), the server's most requests in flight (must never pass 64) and the slot
@@ -20,7 +22,8 @@ Part 3 (``--memory-items N``, off by default): N items through the same code sco
 workers, with the driver's resident memory (``/proc/self/statm``) sampled every 0.5 s: at the
 start, at each tenth of the items received, and its peak. The dataset is a generator read in
 batches and ``keep_items=False``, so no item or result stays in the driver; what grows with N
-is each scorer's summary, which keeps every ``ok`` score (docs/scale.md gives the figures).
+is each scorer's summary, which keeps every ``ok`` score (packed, 8 bytes), and the digests of
+the ids read (docs/scale.md gives the figures).
 
 The cluster: ``ray.init(num_cpus=2)`` on 127.0.0.1, started by the benchmark, its workers at
 niceness 0 (``RAY_worker_niceness``; Ray's default 15 yields their CPU to any other process).
@@ -54,6 +57,7 @@ LATENCY_S = 0.05
 JUDGE_LIMIT = 64
 SPEEDUP_TARGET = 1.6
 IDEAL_TARGET = 0.85
+SERVER_ENGINE = "asyncio"  # tests.servers.async_scripted: the server's CPU is not the client's
 NICENESS = "RAY_worker_niceness"  # Ray's own spelling of the setting
 
 
@@ -174,7 +178,7 @@ def part_two(count: int) -> None:
     from tests.distributed.factories import judge_reply
     from tests.servers.process import ServerProcess
 
-    server = ServerProcess(LATENCY_S, judge_reply)
+    server = ServerProcess(LATENCY_S, judge_reply, engine=SERVER_ENGINE)
     with server as base_url:
         judge = JudgeSpec(
             "openai/scripted",
@@ -211,6 +215,10 @@ def part_two(count: int) -> None:
         f"sharing: {models}"
     )
     print(f"  driver CPU {cpu:.1f} s ({cpu / count * 1e6:.0f} us per item)")
+    print(
+        f"  the {server.engine} server's CPU {server.server_cpu_s:.1f} s "
+        f"({server.server_cpu_s / max(1, server.handled) * 1e6:.0f} us per request)"
+    )
     print(f"  {load()}")
 
 
@@ -219,7 +227,12 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=100_000, help="items of part 1")
     parser.add_argument("--judge-items", type=int, default=10_000, help="items of part 2")
     parser.add_argument("--memory-items", type=int, default=0, help="items of part 3 (0: none)")
+    parser.add_argument(
+        "--server", choices=("asyncio", "threads"), default="asyncio", help="part 2's server"
+    )
     args = parser.parse_args()
+    global SERVER_ENGINE
+    SERVER_ENGINE = args.server
     import ray
 
     os.environ.setdefault("OPENAI_API_KEY", "bench-key")  # the workers inherit it

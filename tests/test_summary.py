@@ -42,7 +42,8 @@ def test_counts_and_exact_statistics_of_a_fixed_list() -> None:
     summary = summary_of([*(("ok", s) for s in SCORES), ("skipped", None), ("error", None)])
     assert summary.counts == {"ok": 6, "skipped": 1, "error": 1}
     assert summary.total == 8
-    assert summary.scores == SCORES
+    assert summary.scores.tolist() == SCORES
+    assert (summary.scores.typecode, summary.scores.itemsize) == ("d", 8)  # packed
     assert summary.mean == 0.5  # 3.0 / 6
     assert summary.median == 0.4375  # (0.375 + 0.5) / 2
     assert (summary.minimum, summary.maximum) == (0.125, 1.0)
@@ -62,7 +63,7 @@ def test_add_takes_scorer_run_results() -> None:
     error = RunError(type="E", message="m")
     summary.add(ScorerRunResult(scorer_id="s", run_id="r", status="error", error=error))
     assert summary.counts == {"ok": 1, "skipped": 0, "error": 1}
-    assert summary.scores == [0.25]
+    assert summary.scores.tolist() == [0.25]
 
 
 def test_empty_summary_gives_none_never_nan() -> None:
@@ -198,7 +199,7 @@ def test_round_trip_without_scores_keeps_the_statistics() -> None:
     summary = summary_of(mixed(300))
     stored = ScoreSummary.from_dict("s", json.loads(json.dumps(summary.to_dict())))
     assert not stored.has_scores
-    assert stored.scores == []
+    assert len(stored.scores) == 0
     assert stored.counts == summary.counts
     assert stored.total == summary.total
     assert (stored.mean, stored.median) == (summary.mean, summary.median)

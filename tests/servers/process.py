@@ -9,7 +9,10 @@ requests it handled and the most it handled at once.
 
 The reply is a :class:`~tests.servers.scripted_openai.Reply` or a function of the request body
 returning one; it is sent to the child by pickling, so a function must be defined at a module's
-top level.
+top level. ``engine="asyncio"`` serves it from one event loop
+(:class:`~tests.servers.async_scripted.AsyncScriptedServer`) instead of a thread per
+connection: the same replies at a fraction of the server's CPU, for benchmarks where the server
+shares the machine's cores with what they measure.
 """
 
 from __future__ import annotations
@@ -18,17 +21,25 @@ import multiprocessing
 import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, Literal
 
+from tests.servers.async_scripted import AsyncScriptedServer
 from tests.servers.scripted_openai import Reply, ScriptedServer
 
 __all__ = ["ServerProcess"]
 
 
+Engine = Literal["threads", "asyncio"]
+
+
 def _serve(
-    default: Reply | Callable[[Any], Reply] | None, latency: float, conn: Connection
+    default: Reply | Callable[[Any], Reply] | None,
+    latency: float,
+    conn: Connection,
+    engine: Engine = "threads",
 ) -> None:
-    server = ScriptedServer(default, latency=latency).start()
+    kind = AsyncScriptedServer if engine == "asyncio" else ScriptedServer
+    server = kind(default, latency=latency).start()
     started_cpu = time.process_time()  # the interpreter's start-up is not serving
     conn.send(server.base_url)
     conn.recv()  # wait until told to stop
@@ -51,6 +62,8 @@ class ServerProcess:
         latency: seconds every reply waits before it is sent.
         default: the reply (or a top-level function of the request body returning one);
             ``Reply()`` when omitted.
+        engine: ``"threads"`` (:class:`ScriptedServer`, a thread per connection) or
+            ``"asyncio"`` (:class:`AsyncScriptedServer`, one event loop).
 
     After the ``with`` block: ``server_cpu_s`` (the server's CPU seconds while serving),
     ``handling_s`` (its mean own time per request, scripted waits excluded), ``handled``
@@ -58,11 +71,18 @@ class ServerProcess:
     """
 
     def __init__(
-        self, latency: float, default: Reply | Callable[[Any], Reply] | None = None
+        self,
+        latency: float,
+        default: Reply | Callable[[Any], Reply] | None = None,
+        *,
+        engine: Engine = "threads",
     ) -> None:
         spawn = multiprocessing.get_context("spawn")
         self.parent, child = spawn.Pipe()
-        self.process = spawn.Process(target=_serve, args=(default, latency, child), daemon=True)
+        self.engine = engine
+        self.process = spawn.Process(
+            target=_serve, args=(default, latency, child, engine), daemon=True
+        )
         self.server_cpu_s = 0.0
         self.handling_s = 0.0
         self.handled = 0

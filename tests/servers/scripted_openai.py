@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["RecordedRequest", "Reply", "ScriptedServer", "token_logprobs"]
+__all__ = ["RecordedRequest", "Reply", "ScriptedServer", "reply_payload", "token_logprobs"]
 
 
 @dataclass
@@ -140,6 +140,23 @@ def _anthropic_message(reply: Reply, request: Any) -> dict[str, Any]:
         "stop_sequence": None,
         "usage": {"input_tokens": reply.prompt_tokens, "output_tokens": reply.completion_tokens},
     }
+
+
+def reply_payload(reply: Reply, path: str, body: Any) -> bytes:
+    """The response body of ``reply`` to a request for ``path`` with the decoded ``body``."""
+    if reply.body is not None:
+        payload = reply.body
+        if isinstance(payload, str):
+            return payload.encode()
+        return payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    if reply.status >= 400:
+        return json.dumps(
+            {"error": {"message": f"scripted error {reply.status}", "type": "scripted"}}
+        ).encode()
+    if path.endswith("/messages"):
+        return json.dumps(_anthropic_message(reply, body)).encode()
+    model = body.get("model", "scripted") if isinstance(body, dict) else "scripted"
+    return json.dumps(_chat_completion(reply, model)).encode()
 
 
 class ScriptedServer:
@@ -293,21 +310,7 @@ class ScriptedServer:
                 self.handled += 1
 
     def _send(self, handler: BaseHTTPRequestHandler, reply: Reply, body: Any) -> None:
-        if reply.body is not None:
-            payload = reply.body
-            if isinstance(payload, str):
-                payload = payload.encode()
-            elif not isinstance(payload, bytes):
-                payload = json.dumps(payload).encode()
-        elif reply.status >= 400:
-            payload = json.dumps(
-                {"error": {"message": f"scripted error {reply.status}", "type": "scripted"}}
-            ).encode()
-        elif handler.path.endswith("/messages"):
-            payload = json.dumps(_anthropic_message(reply, body)).encode()
-        else:
-            model = body.get("model", "scripted") if isinstance(body, dict) else "scripted"
-            payload = json.dumps(_chat_completion(reply, model)).encode()
+        payload = reply_payload(reply, handler.path, body)
         handler.send_response(reply.status)
         handler.send_header("Content-Type", reply.content_type)
         handler.send_header("Content-Length", str(len(payload)))

@@ -77,7 +77,7 @@ def test_a_running_run_is_read_from_its_rows(store_db: str | Path) -> None:
     assert first["s"].counts == {"ok": 1, "skipped": 0, "error": 1}
     assert first["t"].total == 0 and first["t"].mean is None
     assert list(second) == ["s", "t", "x"]  # a scorer only the rows know comes last
-    assert second["s"].scores == [0.25, 0.75]
+    assert second["s"].scores.tolist() == [0.25, 0.75]
     assert second["s"].mean == 0.5
 
 

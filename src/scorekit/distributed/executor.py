@@ -11,9 +11,10 @@ store and the summaries; the cluster does the scoring:
    build their scorers from the specs and score up to ``concurrency`` items at once each.
 3. The driver reads the items lazily, ``batch_size`` at a time, and keeps at most
    ``workers x (ceil(concurrency / batch_size) + 1)`` batches in flight, so the items it holds
-   are bounded whatever the dataset's size (the run's summaries still keep one float per
-   ``ok`` score, docs/run-evals.md "Memory"). Finished items stream back in chunks and the driver
-   awaits ``emit`` for each: the run's recorder writes them, as for a local run.
+   are bounded whatever the dataset's size (the run still keeps each ``ok`` score, packed, and
+   a digest of each item id: under 0.1 KiB per item, docs/run-evals.md "Memory"). Finished
+   items stream back in chunks and the driver awaits ``emit`` for each: the run's recorder
+   writes them, as for a local run.
 4. One judge limit for the cluster: a :class:`~scorekit.distributed.slots.SlotCoordinator`
    actor leases slots per model, with its AIMD window shared by every worker.
 

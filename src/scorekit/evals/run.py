@@ -364,7 +364,8 @@ async def run_evals(
             resumed run keeps its own (``run_id`` may only repeat it).
         run_name: a name for the run (a resumed run keeps its stored name by default).
         keep_items: keep per-item results in the returned value (turn off for large runs:
-            memory then stays flat whatever the dataset's size).
+            what is then kept per item is each ``ok`` score, packed, and a digest of its id,
+            under 0.1 KiB per item, docs/run-evals.md "Memory").
         config: JSON data describing the run (dataset, options), stored with it.
         scorer_timeout: seconds one call of a local scorer (function steps only, no judge) may
             take on one item (default 60); past it that item gets ``error``

@@ -2,7 +2,8 @@
 
 Entries become :class:`~scorekit.items.EvalItem` records (an unreadable entry becomes an error
 item, never a stopped run); an id seen before in the run becomes an error item under
-``<id>#<n>``, since resume and compare match items by id. When the caller's iterable itself
+``<id>#<n>``, since resume and compare match items by id (the ids read are kept as digests,
+:class:`~scorekit.evals.seen_ids.SeenIds`, 24 to 48 bytes each). When the caller's iterable itself
 raises, reading stops, the error is kept in :attr:`ItemSource.error`, and the run ends after
 the items already read.
 """
@@ -14,6 +15,7 @@ from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import Any
 
 from scorekit.errors import ConfigError
+from scorekit.evals.seen_ids import SeenIds
 from scorekit.items import EvalItem, load_item
 
 __all__ = ["ItemSource"]
@@ -57,20 +59,19 @@ class ItemSource:
                 f"data must be an iterable of items, not {type(data).__name__}", field="data"
             )
         self._data = data
-        self._seen: dict[str, int] = {}
+        self._seen = SeenIds()
         self.error: Exception | None = None
         self.read = 0
 
     def _unique(self, item: EvalItem) -> EvalItem:
         """Return ``item``, or, when its id was seen before in this run, an error item."""
-        count = self._seen.get(item.id, 0) + 1
-        self._seen[item.id] = count
+        count = self._seen.add(item.id)
         if count == 1:
             return item
         renamed = f"{item.id}#{count}"
         while renamed in self._seen:
             renamed += "'"
-        self._seen[renamed] = 1
+        self._seen.add(renamed)
         return EvalItem(
             id=renamed,
             input=item.input,
