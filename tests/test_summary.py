@@ -274,6 +274,10 @@ def test_constructed_summaries_keep_their_shape() -> None:
         ScoreSummary("s", {"ok": 2}, [0.5])
     with pytest.raises(ConfigError, match="bad count"):
         ScoreSummary("s", {"maybe": 1})  # type: ignore[dict-item]
+    for bad in (["0.5"], [None], [math.nan], [math.inf]):
+        with pytest.raises(ConfigError) as caught:
+            ScoreSummary("s", {"ok": 1}, bad)  # type: ignore[arg-type]
+        assert caught.value.field == "scores"
 
 
 def test_the_old_name_is_the_same_type() -> None:

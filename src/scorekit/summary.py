@@ -199,8 +199,8 @@ class ScoreSummary:
             :attr:`has_scores`).
 
     Raises:
-        ConfigError: a bad count (``field="counts"``), or not one score per ``ok`` count
-            (``field="scores"``).
+        ConfigError: a bad count (``field="counts"``); a score that is not a finite number, or
+            not one score per ``ok`` count (``field="scores"``).
 
     Example:
         >>> first, second = ScoreSummary("s"), ScoreSummary("s")
@@ -225,8 +225,18 @@ class ScoreSummary:
     ) -> None:
         self.scorer_id = scorer_id
         self.counts = counts = _checked_counts(scorer_id, counts or {})
-        self.scores = array("d", scores)
+        try:
+            self.scores = array("d", scores)
+        except TypeError as exc:  # a string, None or another non-number among the scores
+            raise ConfigError(
+                f"summary of {scorer_id!r}: bad scores ({exc})", field="scores"
+            ) from None
         self._stored = None
+        if not all(map(math.isfinite, self.scores)):
+            raise ConfigError(
+                f"summary of {scorer_id!r}: every score must be finite (no NaN or infinity)",
+                field="scores",
+            )
         if len(self.scores) != counts["ok"]:
             raise ConfigError(
                 f"summary of {self.scorer_id!r} holds {len(self.scores)} scores for "
