@@ -123,5 +123,9 @@ class AsyncScriptedServer:
                 self.handled += 1
                 self.handling_s += own + time.perf_counter() - started
                 await writer.drain()
+        except asyncio.CancelledError:
+            # stop() cancels open connections; ending normally keeps Python 3.11's start_server
+            # callback (which asks the task for its exception) from reporting each one
+            return
         finally:
             writer.close()
