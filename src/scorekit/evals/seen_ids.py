@@ -92,11 +92,7 @@ class SeenIds:
     def _grow(self) -> None:
         firsts, seconds = self._first, self._second
         self._allocate((self._mask + 1) * 2)
-        new_firsts, new_seconds, mask = self._first, self._second, self._mask
         for first, second in zip(firsts, seconds, strict=True):
-            if second == _EMPTY:
-                continue
-            slot = second & mask
-            while new_seconds[slot] != _EMPTY:
-                slot = (slot + 1) & mask
-            new_firsts[slot], new_seconds[slot] = first, second
+            if second != _EMPTY:
+                slot, _ = self._find(first, second)  # the digests are distinct: an empty slot
+                self._first[slot], self._second[slot] = first, second
