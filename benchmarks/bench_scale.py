@@ -12,11 +12,11 @@ Part 2: ``--judge-items`` (default 10,000) items through a one-call judge scorer
 (``tests.distributed.factories:create_judged_scorer``, ``reason=False``) against the scripted
 judge server in its own process at 50 ms per reply (``--server asyncio``, the default: one
 event loop, ``tests.servers.async_scripted``; ``threads``: a thread per connection, which
-costs the shared 2 cores about 3x the CPU per request), on 2 workers of 64 items in flight each
-(128 requests wanted at once) under a cluster-wide judge concurrency of 64: wall time (after
-the workers were up) against the ideal ``items x 0.05 / 64`` s (target >= 85 % of the ideal
-throughput), the server's most requests in flight (must never pass 64) and the slot
-coordinator's.
+took 382 us of the shared 2 cores' CPU per request against 147 us, docs/scale.md), on 2
+workers of 64 items in flight each (128 requests wanted at once) under a cluster-wide judge
+concurrency of 64: wall time (after the workers were up) against the ideal
+``items x 0.05 / 64`` s (target >= 85 % of the ideal throughput), the server's most requests
+in flight (must never pass 64) and the slot coordinator's.
 
 Part 3 (``--memory-items N``, off by default): N items through the same code scorers on 2
 workers, with the driver's resident memory (``/proc/self/statm``) sampled every 0.5 s: at the
@@ -44,7 +44,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -57,7 +57,6 @@ LATENCY_S = 0.05
 JUDGE_LIMIT = 64
 SPEEDUP_TARGET = 1.6
 IDEAL_TARGET = 0.85
-SERVER_ENGINE = "asyncio"  # tests.servers.async_scripted: the server's CPU is not the client's
 NICENESS = "RAY_worker_niceness"  # Ray's own spelling of the setting
 
 
@@ -163,7 +162,7 @@ def part_one(count: int) -> None:
     print(f"  {load()}")
 
 
-def part_two(count: int) -> None:
+def part_two(count: int, engine: Literal["asyncio", "threads"]) -> None:
     from scorekit.distributed import RayExecutor
     from scorekit.evals import run_evals
     from scorekit.judge.spec import JudgeSpec
@@ -178,7 +177,7 @@ def part_two(count: int) -> None:
     from tests.distributed.factories import judge_reply
     from tests.servers.process import ServerProcess
 
-    server = ServerProcess(LATENCY_S, judge_reply, engine=SERVER_ENGINE)
+    server = ServerProcess(LATENCY_S, judge_reply, engine=engine)
     with server as base_url:
         judge = JudgeSpec(
             "openai/scripted",
@@ -231,8 +230,6 @@ def main() -> None:
         "--server", choices=("asyncio", "threads"), default="asyncio", help="part 2's server"
     )
     args = parser.parse_args()
-    global SERVER_ENGINE
-    SERVER_ENGINE = args.server
     import ray
 
     os.environ.setdefault("OPENAI_API_KEY", "bench-key")  # the workers inherit it
@@ -256,7 +253,7 @@ def main() -> None:
         if args.items:
             part_one(args.items)
         if args.judge_items:
-            part_two(args.judge_items)
+            part_two(args.judge_items, args.server)
         if args.memory_items:
             part_three(args.memory_items)
     finally:
