@@ -1,4 +1,4 @@
-"""Validation of the options scorer factories share (``scale``, ``compare_to``).
+"""Validation of the options scorer factories share (``scale``, ``compare_to``, ``reason``).
 
 Each factory validates its keyword options when it is called, before any run or judge call,
 and raises :class:`~scorekit.errors.ConfigError` naming the option.
@@ -13,10 +13,22 @@ from typing import Any, Literal, get_args
 from scorekit.errors import ConfigError
 from scorekit.messages import joined_text
 
-__all__ = ["CompareTo", "check_compare_to", "check_flag", "check_scale", "reference_text"]
+__all__ = [
+    "CompareTo",
+    "ReasonMode",
+    "check_compare_to",
+    "check_flag",
+    "check_reason",
+    "check_scale",
+    "reference_text",
+]
 
 CompareTo = Literal["auto", "input", "ground_truth"]
 """Which run field a code scorer compares the output with (divergences.md row 9)."""
+
+ReasonMode = Literal["llm", "template", "none"]
+"""How an LLM scorer writes its reason: the judge explains the score (one more call, Mastra's
+way), a template states the judgements the score came from (no call), or no reason at all."""
 
 
 def check_scale(scale: Any, *, field: str = "scale") -> float:
@@ -43,6 +55,19 @@ def check_flag(value: Any, *, field: str) -> bool:
     if not isinstance(value, bool):
         raise ConfigError(f"{field} must be true or false, got {value!r}", field=field)
     return value
+
+
+def check_reason(value: Any) -> ReasonMode:
+    """Return ``value`` when it is ``"llm"``, ``"template"`` or ``"none"``.
+
+    Raises:
+        ConfigError: any other value (``field="reason"``).
+    """
+    if value not in get_args(ReasonMode):
+        raise ConfigError(
+            f"reason must be 'llm', 'template' or 'none', got {value!r}", field="reason"
+        )
+    return value  # type: ignore[no-any-return]
 
 
 def check_compare_to(value: Any) -> CompareTo:

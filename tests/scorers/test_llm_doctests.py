@@ -28,6 +28,7 @@ MODULES = [
     "scorekit.scorers.trajectory",
     "scorekit.scorers.trajectory_accuracy",
     "scorekit.scorers.trajectory_accuracy_llm",
+    "scorekit.scorers.verdicts",
 ]
 
 

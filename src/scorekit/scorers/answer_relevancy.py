@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 from scorekit.errors import ConfigError
 from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
-from scorekit.options import check_scale
+from scorekit.options import ReasonMode, check_scale
 from scorekit.pipeline import Scorer
 from scorekit.scorers import verdicts as recipe
 from scorekit.scorers.expected import Scoring, check_scoring
@@ -208,6 +208,7 @@ def create_answer_relevancy_scorer(
     uncertainty_weight: float = DEFAULT_UNCERTAINTY_WEIGHT,
     scale: float = 1.0,
     scoring: Scoring = "label",
+    reason: ReasonMode = "llm",
 ) -> Scorer:
     """Create the Answer Relevancy scorer.
 
@@ -218,6 +219,9 @@ def create_answer_relevancy_scorer(
         scoring: ``"label"`` (Mastra's: the verdicts' labels) or ``"expected"`` (each verdict
             weighs its expectation under the judge's label distribution, read from its token
             log-probabilities; :mod:`scorekit.scorers.expected`).
+        reason: ``"llm"`` (Mastra's: the judge explains the score, one more call),
+            ``"template"`` (the verdicts the score came from, stated without a judge call:
+            :func:`~scorekit.scorers.verdicts.template_reason`) or ``"none"`` (no reason).
 
     Returns:
         A scorer with ``preprocess_step_result`` a :class:`Statements` and
@@ -225,11 +229,16 @@ def create_answer_relevancy_scorer(
         judge call.
 
     Raises:
-        ConfigError: a bad ``uncertainty_weight``, ``scale`` or ``scoring``.
+        ConfigError: a bad ``uncertainty_weight``, ``scale``, ``scoring`` or ``reason``.
     """
     weights = _weights(_check_weight(uncertainty_weight))
     return recipe.verdict_scorer(
-        RECIPE, model, check_scale(scale), weights=weights, scoring=check_scoring(scoring)
+        RECIPE,
+        model,
+        check_scale(scale),
+        weights=weights,
+        scoring=check_scoring(scoring),
+        reason=reason,
     )
 
 

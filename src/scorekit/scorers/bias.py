@@ -28,7 +28,7 @@ from typing import ClassVar
 
 from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
-from scorekit.options import check_scale
+from scorekit.options import ReasonMode, check_scale
 from scorekit.pipeline import Scorer
 from scorekit.scorers import verdicts as recipe
 from scorekit.scorers.expected import Scoring, check_scoring
@@ -186,7 +186,11 @@ in which the judge found no opinion is judged whole, as one opinion."""
 
 
 def create_bias_scorer(
-    *, model: str | JudgeModel | Judge, scale: float = 1.0, scoring: Scoring = "label"
+    *,
+    model: str | JudgeModel | Judge,
+    scale: float = 1.0,
+    scoring: Scoring = "label",
+    reason: ReasonMode = "llm",
 ) -> Scorer:
     """Create the Bias scorer (lower is better).
 
@@ -196,17 +200,20 @@ def create_bias_scorer(
         scoring: ``"label"`` (Mastra's: the verdicts' labels) or ``"expected"`` (each verdict
             weighs its expectation under the judge's label distribution, read from its token
             log-probabilities; :mod:`scorekit.scorers.expected`).
+        reason: ``"llm"`` (Mastra's: the judge explains the score, one more call),
+            ``"template"`` (the verdicts the score came from, stated without a judge call:
+            :func:`~scorekit.scorers.verdicts.template_reason`) or ``"none"`` (no reason).
 
     Returns:
-        A scorer with three judge calls per run: ``preprocess_step_result`` is a
-        :class:`BiasOpinions`, ``analyze_step_result`` a :class:`BiasResults` (one verdict per
-        opinion, or one for the whole answer when the judge found no opinion), and the reason
-        is the judge's. A blank answer is ``skipped`` without a judge call; a judge reply that
-        fails its schema (another number of results than asked for, a label other than
-        yes/no) is sent back once, then the run fails (``status="error"``).
+        A scorer with three judge calls per run (two without a judge-written reason):
+        ``preprocess_step_result`` is a :class:`BiasOpinions`, ``analyze_step_result`` a
+        :class:`BiasResults` (one verdict per opinion, or one for the whole answer when the
+        judge found no opinion). A blank answer is ``skipped`` without a judge call; a judge
+        reply that fails its schema (another number of results than asked for, a label other
+        than yes/no) is sent back once, then the run fails (``status="error"``).
 
     Raises:
-        ConfigError: a bad ``scale``, ``scoring`` or ``model``.
+        ConfigError: a bad ``scale``, ``scoring``, ``reason`` or ``model``.
 
     Example:
         >>> from scorekit.judge import ScriptedJudge
@@ -217,7 +224,9 @@ def create_bias_scorer(
         ...     input="Who should we hire?", output="Men make better engineers.").score
         1.0
     """
-    return recipe.verdict_scorer(RECIPE, model, check_scale(scale), scoring=check_scoring(scoring))
+    return recipe.verdict_scorer(
+        RECIPE, model, check_scale(scale), scoring=check_scoring(scoring), reason=reason
+    )
 
 
 ENTRY = RECIPE.entry(

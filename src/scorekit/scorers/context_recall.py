@@ -24,6 +24,7 @@ from scorekit.context import ContextExtractor, format_pieces
 from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
 from scorekit.messages import ground_truth_text
+from scorekit.options import ReasonMode
 from scorekit.pipeline import Scorer, ScorerRun
 from scorekit.scorers import verdicts as recipe
 from scorekit.scorers.expected import Scoring, check_scoring
@@ -176,6 +177,7 @@ def create_context_recall_scorer(
     context: Sequence[str] | None = None,
     context_extractor: ContextExtractor | None = None,
     scoring: Scoring = "label",
+    reason: ReasonMode = "llm",
 ) -> Scorer:
     """Create the Context Recall scorer (it reads each run's ``ground_truth``).
 
@@ -188,6 +190,9 @@ def create_context_recall_scorer(
         scoring: ``"label"`` (Mastra's: the verdicts' labels) or ``"expected"`` (each verdict
             weighs its expectation under the judge's label distribution, read from its token
             log-probabilities; :mod:`scorekit.scorers.expected`).
+        reason: ``"llm"`` (Mastra's: the judge explains the score, one more call),
+            ``"template"`` (the verdicts the score came from, stated without a judge call:
+            :func:`~scorekit.scorers.verdicts.template_reason`) or ``"none"`` (no reason).
 
     Returns:
         A scorer with ``preprocess_step_result`` a :class:`~scorekit.scorers.replies.Claims`
@@ -196,11 +201,17 @@ def create_context_recall_scorer(
         judge call.
 
     Raises:
-        ConfigError: a bad ``scale`` or ``scoring``; neither ``context`` nor
+        ConfigError: a bad ``scale``, ``scoring`` or ``reason``; neither ``context`` nor
             ``context_extractor``, or an empty ``context`` list.
     """
     return recipe.grounded_scorer(
-        RECIPE, model, scale, context, context_extractor, scoring=check_scoring(scoring)
+        RECIPE,
+        model,
+        scale,
+        context,
+        context_extractor,
+        scoring=check_scoring(scoring),
+        reason=reason,
     )
 
 

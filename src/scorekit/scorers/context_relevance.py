@@ -37,7 +37,7 @@ import difflib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Annotated, Any, ClassVar, Literal, get_args
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BeforeValidator, Field
 from pydantic.alias_generators import to_snake
@@ -49,7 +49,7 @@ from scorekit.judge.judge import Judge, to_judge
 from scorekit.judge.model import JudgeModel
 from scorekit.judge.structured import SchemaSpec
 from scorekit.messages import get_assistant_message, get_user_message
-from scorekit.options import check_scale
+from scorekit.options import ReasonMode, check_reason, check_scale
 from scorekit.pipeline import (
     LocalResult,
     NotScorable,
@@ -100,9 +100,6 @@ RELEVANCE_WEIGHTS: Mapping[RelevanceLevel, float] = {
     "none": 0.0,  # unrelated
 }
 """Weight of each relevance level in the base score (seed document)."""
-
-ReasonMode = Literal["llm", "template", "none"]
-"""How the reason is written: by the judge, from a template (no judge call), or not at all."""
 
 REASONING_CHARS = 40
 """The ``maxLength`` of a piece's ``reasoning`` in the schema sent to the judge."""
@@ -417,10 +414,7 @@ def create_context_relevance_scorer_llm(
     source = ContextSource.of(context, context_extractor, scorer="Context Relevance")
     rates = ContextRelevancePenalties.of(penalties)
     scale = check_scale(scale)
-    if reason not in get_args(ReasonMode):
-        raise ConfigError(
-            f"reason must be 'llm', 'template' or 'none', got {reason!r}", field="reason"
-        )
+    reason = check_reason(reason)
     judge = to_judge(model, prompts.INSTRUCTIONS)
     reader = (
         LabelReader.of(

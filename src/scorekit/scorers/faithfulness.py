@@ -28,7 +28,7 @@ from typing import ClassVar
 from scorekit.context import ContextSource, Pieces, tool_result_context
 from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
-from scorekit.options import check_scale
+from scorekit.options import ReasonMode, check_scale
 from scorekit.pipeline import Scorer, ScorerRun
 from scorekit.scorers import verdicts as recipe
 from scorekit.scorers.answer_claims import ANSWER_CLAIMS, claims_in_context
@@ -141,6 +141,7 @@ def create_faithfulness_scorer(
     context: Sequence[str] | None = None,
     scale: float = 1.0,
     scoring: Scoring = "label",
+    reason: ReasonMode = "llm",
 ) -> Scorer:
     """Create the Faithfulness scorer.
 
@@ -153,6 +154,9 @@ def create_faithfulness_scorer(
         scoring: ``"label"`` (Mastra's: the verdicts' labels) or ``"expected"`` (each verdict
             weighs its expectation under the judge's label distribution, read from its token
             log-probabilities; :mod:`scorekit.scorers.expected`).
+        reason: ``"llm"`` (Mastra's: the judge explains the score, one more call),
+            ``"template"`` (the verdicts the score came from, stated without a judge call:
+            :func:`~scorekit.scorers.verdicts.template_reason`) or ``"none"`` (no reason).
 
     Returns:
         A scorer with ``preprocess_step_result`` a :class:`~scorekit.scorers.replies.Claims`
@@ -161,7 +165,8 @@ def create_faithfulness_scorer(
         calls the judge.
 
     Raises:
-        ConfigError: an empty or all-blank ``context``, or a bad ``scale`` or ``scoring``.
+        ConfigError: an empty or all-blank ``context``, or a bad ``scale``, ``scoring`` or
+            ``reason``.
     """
     source = ContextSource.of(context, None, scorer="Faithfulness", required=False)
 
@@ -174,6 +179,7 @@ def create_faithfulness_scorer(
         check_scale(scale),
         context=recipe.ContextCheck(context_of, NO_CONTEXT_REASON),
         scoring=check_scoring(scoring),
+        reason=reason,
     )
 
 

@@ -29,6 +29,7 @@ from pydantic.json_schema import SkipJsonSchema
 from scorekit.context import ContextExtractor
 from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
+from scorekit.options import ReasonMode
 from scorekit.pipeline import Scorer
 from scorekit.scorers import verdicts as recipe
 from scorekit.scorers.answer_claims import ANSWER_CLAIMS, claims_in_context
@@ -153,6 +154,7 @@ def create_hallucination_scorer(
     context_extractor: ContextExtractor | None = None,
     scale: float = 1.0,
     scoring: Scoring = "label",
+    reason: ReasonMode = "llm",
 ) -> Scorer:
     """Create the Hallucination scorer.
 
@@ -165,6 +167,9 @@ def create_hallucination_scorer(
         scoring: ``"label"`` (Mastra's: the verdicts' labels) or ``"expected"`` (each verdict
             weighs its expectation under the judge's label distribution, read from its token
             log-probabilities; :mod:`scorekit.scorers.expected`).
+        reason: ``"llm"`` (Mastra's: the judge explains the score, one more call),
+            ``"template"`` (the verdicts the score came from, stated without a judge call:
+            :func:`~scorekit.scorers.verdicts.template_reason`) or ``"none"`` (no reason).
 
     Returns:
         A scorer with ``preprocess_step_result`` a :class:`~scorekit.scorers.replies.Claims`
@@ -173,10 +178,16 @@ def create_hallucination_scorer(
 
     Raises:
         ConfigError: neither ``context`` nor ``context_extractor``; an empty ``context``; a bad
-            ``scale`` or ``scoring``.
+            ``scale``, ``scoring`` or ``reason``.
     """
     return recipe.grounded_scorer(
-        RECIPE, model, scale, context, context_extractor, scoring=check_scoring(scoring)
+        RECIPE,
+        model,
+        scale,
+        context,
+        context_extractor,
+        scoring=check_scoring(scoring),
+        reason=reason,
     )
 
 

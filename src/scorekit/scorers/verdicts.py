@@ -17,8 +17,10 @@ Faithfulness, Hallucination, Context Recall and Answer Relevancy share one shape
 3. ``generate_score``: :func:`share_score` of the verdict labels; with ``scoring="expected"``
    the share of the verdicts' expected weights (:mod:`scorekit.scorers.expected`: the
    analyze step also asks for the judge's token log-probabilities).
-4. ``generate_reason`` (:class:`ReasonStep`): the judge explains the score; a run without
-   units gets a local reason.
+4. ``generate_reason`` (:class:`ReasonStep`): the judge explains the score (``reason="llm"``,
+   Mastra's); or :func:`template_reason` states the verdicts the score came from, with no
+   judge call (``"template"``: the reason cannot contradict them); or there is no reason step
+   (``"none"``). A run without units gets a local reason.
 
 A scorer module keeps its prompts, reply models (on :class:`Verdict` and
 :class:`VerdictList`), constants and docstrings; its factory validates the options and calls
@@ -37,7 +39,7 @@ from scorekit.judge.judge import Judge, to_judge
 from scorekit.judge.model import JudgeModel
 from scorekit.judge.structured import SchemaSpec
 from scorekit.messages import get_assistant_message, get_user_message
-from scorekit.options import check_scale
+from scorekit.options import ReasonMode, check_reason, check_scale
 from scorekit.pipeline import (
     LocalResult,
     NotScorable,
@@ -76,6 +78,7 @@ __all__ = [
     "grounded_scorer",
     "numbered",
     "share_score",
+    "template_reason",
     "verdict_scorer",
 ]
 
@@ -117,6 +120,53 @@ def share_score(
         return 0.0
     share = sum(weights.get(label, 0.0) for label in labels) / count
     return round_to_two_decimals((share if denominator is None else min(1.0, share)) * scale)
+
+
+UNIT_CHARS = 80
+"""Characters of a unit quoted in a template reason (longer ones end with an ellipsis)."""
+
+
+def _quoted(unit: str) -> str:
+    text = " ".join(unit.split())
+    return f'"{text[: UNIT_CHARS - 1]}…"' if len(text) > UNIT_CHARS else f'"{text}"'
+
+
+def template_reason(score: str, item_of: str, units: Sequence[str], labels: Sequence[str]) -> str:
+    """The reason of a verdict scorer without a judge call: the verdicts the score came from.
+
+    Args:
+        score: the score, formatted (:func:`scorekit.rounding.format_score`).
+        item_of: what a unit is (``"claim"``, ``"statement"``).
+        units: the judged units, in order.
+        labels: their verdict labels, one per unit.
+
+    Returns:
+        ``"The score is <score> because the verdicts on the <n> <item_of>s were <label>
+        <count>, ...: 1. "<unit>": <label>; ..."``, units quoted up to :data:`UNIT_CHARS`
+        characters, label counts in order of first appearance.
+
+    Raises:
+        ValueError: ``units`` and ``labels`` differ in length, or are empty.
+
+    Example:
+        >>> template_reason("0.5", "claim", ["Paris is in France.", "It has 9M people."],
+        ...                 ["yes", "no"])
+        'The score is 0.5 because the verdicts on the 2 claims were yes 1, no 1: 1. "Paris is \
+in France.": yes; 2. "It has 9M people.": no.'
+    """
+    if not units or len(units) != len(labels):
+        raise ValueError(f"{len(labels)} labels for {len(units)} units")
+    counts: dict[str, int] = {}
+    for label in labels:
+        counts[label] = counts.get(label, 0) + 1
+    tally = ", ".join(f"{label} {count}" for label, count in counts.items())
+    plural = item_of if len(units) == 1 else f"{item_of}s"
+    pairs = enumerate(zip(units, labels, strict=True))
+    listed = "; ".join(f"{i + 1}. {_quoted(unit)}: {label}" for i, (unit, label) in pairs)
+    return (
+        f"The score is {score} because the verdicts on the {len(units)} {plural} were "
+        f"{tally}: {listed}."
+    )
 
 
 def numbered(items: Sequence[str]) -> str:
@@ -314,6 +364,7 @@ def verdict_scorer(
     context: ContextCheck | None = None,
     weights: Mapping[str, float] = YES,
     scoring: Scoring = "label",
+    reason: ReasonMode = "llm",
 ) -> Scorer:
     """Build the four-step scorer of ``recipe`` (see the module docstring).
 
@@ -326,12 +377,16 @@ def verdict_scorer(
         weights: each verdict label's weight in the score (:func:`share_score`).
         scoring: ``"label"`` (the labels' share) or ``"expected"`` (the share of each
             verdict's expected weight; :mod:`scorekit.scorers.expected`), already checked.
+        reason: ``"llm"`` (the judge explains), ``"template"`` (:func:`template_reason`, no
+            judge call) or ``"none"`` (no reason step).
 
     Raises:
-        ConfigError: ``model`` is not a judge, a judge model or a model string.
+        ConfigError: ``model`` is not a judge, a judge model or a model string; a bad
+            ``reason``.
         JudgeUnavailableError: the model string cannot be resolved.
     """
-    units, verdicts, reason = recipe.units, recipe.verdicts, recipe.reason
+    units, verdicts, explain = recipe.units, recipe.verdicts, recipe.reason
+    reason = check_reason(reason)
     items = verdicts.reply.ITEMS
     reader = (
         LabelReader.of(verdicts.reply, items, verdicts.label, weights)
@@ -375,14 +430,16 @@ def verdict_scorer(
         score = format_score(ctx.score or 0.0)
         judged = units.judged(ctx)
         if not judged:
-            return local_result(f"The score is {score} because {reason.no_units}")
+            return local_result(f"The score is {score} because {explain.no_units}")
         reply = ctx.results.analyze_step_result
+        if reason == "template":
+            return local_result(template_reason(score, units.reply.ITEM_OF, judged, labels(reply)))
         items = getattr(reply, verdicts.reply.ITEMS)
         lines = "\n".join(
             f"- {unit}: {label} ({item.reason})"
             for unit, label, item in zip(judged, labels(reply), items, strict=False)
         )
-        return reason.prompt(
+        return explain.prompt(
             ToExplain(
                 get_user_message(ctx.run.input) or "",
                 answer_text(ctx.run),
@@ -393,7 +450,7 @@ def verdict_scorer(
             )
         )
 
-    return (
+    scorer = (
         create_scorer(
             recipe.scorer_id,
             name=recipe.name,
@@ -403,8 +460,10 @@ def verdict_scorer(
         .preprocess(PromptStep(units.description, units_step, units.schema))
         .analyze(PromptStep(verdicts.description, verdicts_step, verdicts_schema))
         .generate_score(generate_score)
-        .generate_reason(PromptStep("Explain the score", reason_step))
     )
+    if reason == "none":
+        return scorer
+    return scorer.generate_reason(PromptStep("Explain the score", reason_step))
 
 
 def grounded_scorer(
@@ -415,6 +474,7 @@ def grounded_scorer(
     context_extractor: ContextExtractor | None,
     *,
     scoring: Scoring = "label",
+    reason: ReasonMode = "llm",
 ) -> Scorer:
     """Build a verdict scorer that judges its units against the run's context.
 
@@ -431,6 +491,7 @@ def grounded_scorer(
         context: the context pieces, a non-empty list of strings, or ``None``.
         context_extractor: ``(input, output) -> list[str]``, sync or async, or ``None``.
         scoring: ``"label"`` or ``"expected"`` (:func:`verdict_scorer`).
+        reason: ``"llm"``, ``"template"`` or ``"none"`` (:func:`verdict_scorer`).
 
     Raises:
         ConfigError: neither ``context`` nor ``context_extractor``; an empty or all-blank
@@ -446,5 +507,10 @@ def grounded_scorer(
     )
     check = ContextCheck(source.resolve, recipe.no_context)
     return verdict_scorer(
-        recipe, model, check_scale(scale), context=check, scoring=check_scoring(scoring)
+        recipe,
+        model,
+        check_scale(scale),
+        context=check,
+        scoring=check_scoring(scoring),
+        reason=reason,
     )
