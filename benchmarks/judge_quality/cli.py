@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import platform
 import sys
 import time
@@ -16,8 +17,9 @@ from typing import Any
 
 from judge_quality.costset import run_cost_set_command
 from judge_quality.cutting import Cutter, judge_server
-from judge_quality.data import balanced_sample
-from judge_quality.report import figures, format_table, write_json
+from judge_quality.data import balanced_sample, load_ares
+from judge_quality.probe import PROBE_VARIANTS, probe_figures, probe_rows
+from judge_quality.report import figures, format_probe_table, format_table, write_json
 from judge_quality.runner import JudgeOptions, VariantRun, VariantRunner, cut_row, run_variant
 from judge_quality.tasks import DEFAULT_TASKS, TASKS
 
@@ -68,6 +70,16 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         choices=["expertqa"],
         default=None,
         help="instead of the tasks: the 10-row ExpertQA cost set vs issue 12's peers",
+    )
+    parser.add_argument(
+        "--probe",
+        nargs="+",
+        choices=list(PROBE_VARIANTS),
+        default=None,
+        metavar="VARIANT",
+        help="instead of the tasks: probe these context relevance prompt variants' first label "
+        f"token on ARES ({', '.join(PROBE_VARIANTS)}; local judge only; --rows N: a balanced "
+        "sample, default all 104)",
     )
     return parser.parse_args(argv)  # fmt: skip
 
@@ -125,12 +137,38 @@ async def _run(args: argparse.Namespace) -> tuple[list[VariantRun], dict[str, An
     return runs, meta
 
 
+def _probe(args: argparse.Namespace) -> int:
+    options = JudgeOptions(args.model, args.seed, context_window=args.context_window)
+    server = judge_server(options.judge()) if args.model.startswith("local/") else None
+    if server is None:
+        print("--probe needs a local judge (local/PATH.gguf)", file=sys.stderr)
+        return 2
+    cutter = Cutter(args.cut_tokens, server)
+    rows = load_ares("context_relevance")
+    if args.rows is not None:
+        rows = balanced_sample(rows, args.rows, args.seed)
+    rows = [cut_row(r, cutter) for r in rows]
+    table = []
+    for name in args.probe:
+        variant = PROBE_VARIANTS[name]
+        table.append(probe_figures(variant, probe_rows(server, variant, rows)))
+    print(f"model {args.model}; {len(rows)} ARES rows; documents cut to the {cutter.method} "
+          f"({cutter.cut_count} texts cut)")  # fmt: skip
+    print(format_probe_table(table))
+    if args.json is not None:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"model": args.model, "probe": table}, indent=1))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the harness; print the table; write ``--json``. Returns the exit code (0)."""
     args = parse_args(argv)
     if args.list:
         _list()
         return 0
+    if args.probe is not None:
+        return _probe(args)
     if args.cost_set is not None:
         options = JudgeOptions(args.model, args.seed, args.temperature, args.timeout,
                                args.max_tokens, args.context_window)  # fmt: skip

@@ -23,7 +23,14 @@ from typing import Any
 from judge_quality.metrics import auroc, balanced_accuracy, cohen_kappa, same_label_share
 from judge_quality.runner import Outcome, VariantRun
 
-__all__ = ["COLUMNS", "figures", "format_table", "write_json"]
+__all__ = [
+    "COLUMNS",
+    "PROBE_COLUMNS",
+    "figures",
+    "format_probe_table",
+    "format_table",
+    "write_json",
+]
 
 COLUMNS = (
     "task", "variant", "rows", "pos", "ba", "kappa", "auroc", "error", "skip", "calls",
@@ -74,11 +81,23 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def format_table(rows: Sequence[dict[str, Any]]) -> str:
+def format_table(rows: Sequence[dict[str, Any]], columns: Sequence[str] = COLUMNS) -> str:
     """A Markdown table of figure dicts, one line per task and variant."""
-    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
-    lines += ["| " + " | ".join(_cell(r[c]) for c in COLUMNS) + " |" for r in rows]
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(_cell(r[c]) for c in columns) + " |" for r in rows]
     return "\n".join(lines)
+
+
+PROBE_COLUMNS = (
+    "variant", "rows", "pos", "auroc", "ba_label", "ba_expected", "labels", "mass", "prompt_tok",
+    "s_row",
+)  # fmt: skip
+"""The probe table's columns (:func:`judge_quality.probe.probe_figures`)."""
+
+
+def format_probe_table(rows: Sequence[dict[str, Any]]) -> str:
+    """A Markdown table of the label probe's figures, one line per variant."""
+    return format_table(rows, PROBE_COLUMNS)
 
 
 def _outcome(o: Outcome) -> dict[str, Any]:

@@ -1,16 +1,19 @@
-"""The local judge's timeout fits its measured speed and the call's reply budget."""
+"""The local judge's timeout fits its measured speed and the call's reply budget; its threads."""
 
 from __future__ import annotations
 
 import pytest
 
+from scorekit.errors import ConfigError
 from scorekit.judge import Judge
 from scorekit.judge.budget import spec_bound
 from scorekit.judge.local import (
     FIRST_CALLS_TIMEOUT_S,
+    THREADS_ENV,
     LocalModel,
     SpeedMeter,
     fitted_timeout,
+    local_threads,
 )
 from scorekit.judge.settings import FITTED_TIMEOUT_CAP_S
 from scorekit.judge.structured import SchemaSpec
@@ -96,3 +99,19 @@ async def test_local_judge_with_a_timeout_keeps_it() -> None:
     assert not judge.model.fitted
     result = await judge.generate_object(PROMPT, Relevance)
     assert (result.usage.timeout_s, result.usage.max_tokens) == (45.0, 46)
+
+
+@pytest.mark.parametrize(("value", "threads"), [("", 3), ("1", 1), (" 2 ", 2), ("16", 16)])
+def test_local_threads_default_to_half_the_cpus_unless_set(
+    value: str, threads: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("os.cpu_count", lambda: 7)
+    assert local_threads({THREADS_ENV: value}) == threads
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "two", "1.5"])
+def test_a_bad_thread_count_names_the_variable(value: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        local_threads({THREADS_ENV: value})
+    assert info.value.field == THREADS_ENV
+    assert repr(value) in str(info.value)
