@@ -154,7 +154,8 @@ def test_item_limit_counts_characters() -> None:
 def test_at_most_bounds_the_list_from_above() -> None:
     spec = Claims.at_most(2)
     assert spec.json_schema["properties"]["claims"] == {
-        "items": {"type": "string", "maxLength": 500},  # TEXT_CHARS: each claim is bounded
+        # TEXT_CHARS: each claim is bounded; no empty claim (constrained decoding obeys it)
+        "items": {"type": "string", "maxLength": 500, "minLength": 1},
         "type": "array",
         "maxItems": 2,
     }

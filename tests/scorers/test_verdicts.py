@@ -55,7 +55,7 @@ CASES: dict[str, tuple[Factory, dict[str, Any], dict[str, Any], list[Any], float
         ],
         5.0,
         [
-            "4cdb11fc82c1bb23af0cbc40c74952b36cbc4b16d6c5429ea477aa94e9c98b7e",
+            "e2937a253dcf2058b7d44cb64330f9938c620c5ee0b36d6b21cd6726a35ac83f",
             "028e560a66f12b87d91eda45b980f141a1d3ba83030a32f831f9d3b2c2161261",
             "b2b12f98b063fc027e9c8b6fe835783ec94252f0a63d579fa0252613ba8d774c",
         ],
@@ -76,7 +76,7 @@ CASES: dict[str, tuple[Factory, dict[str, Any], dict[str, Any], list[Any], float
         ],
         5.0,
         [
-            "b664d3b363479d89b73ce1632dc315bbf274581ef70f3caab5bbd2b2d453888d",
+            "3c3d23fa4d91e9b10a9f6cf31cc193f0041ae5dc700a6d2cd4820b3089e1374f",
             "bc8c35c100385eb7e3a06a2a3a9465e3f87838cc52336dd8ea0c1d7a1131242f",
             "0b77bee7ac419fc3b22f018d81ffa0f723e54b89941eeae6465e58de119a4d58",
         ],
@@ -92,7 +92,7 @@ CASES: dict[str, tuple[Factory, dict[str, Any], dict[str, Any], list[Any], float
         ],
         10.0,
         [
-            "7b90900c4526f0a6f78975f4f8c8d99b2bbcf7f09485e54b4c223118b3f7b838",
+            "0c7f119eae3087b8e03723459f51449877f7351780746a0a5d076e68e2178811",
             "07e40f5dd120e6514457c15612f28a398a7e35307f316d175358d276193c8fb2",
             "416f0f729591f3ea66bbc7525d0572d9a76919be1eb73b7c2e0680494b2198e2",
         ],
@@ -120,7 +120,7 @@ CASES: dict[str, tuple[Factory, dict[str, Any], dict[str, Any], list[Any], float
         ],
         5.0,
         [
-            "5dbf95b355c3193f2b01b36d43a083e46a65ece1ddbe9b0910796fa777008256",
+            "957a7a8e17879e037dc569ad1787af91bd7bbc40046cf5c158c16a3066354ef0",
             "4bd20d6c27823f9a4fe43cc74d2c10c074e6584dadeaec713fd88e82c49c9bd7",
             "bee2d4c4db69ec131df6e9685883dad321f0a8f54f14307d8852db7c1a667607",
         ],

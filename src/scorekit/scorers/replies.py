@@ -329,6 +329,11 @@ def _counted_spec(model: type[CountedReply], count: int, *, exact: bool) -> Sche
     schema = model.model_json_schema()  # a fresh dict each time; edited below
     prop = schema["properties"][model.ITEMS]
     if not exact:
+        items = prop.get("items")
+        if isinstance(items, dict) and items.get("type") == "string":
+            # a unit says something: no empty string (constrained decoding then cannot emit
+            # the runaway list of "" a small judge fell into; blank units are refused anyway)
+            prop = {**prop, "items": {**items, "minLength": 1}}
         schema["properties"][model.ITEMS] = {**prop, "maxItems": count}
         context = {MAX_ITEMS: count}
         chars = units_reply_chars(count)
