@@ -125,8 +125,7 @@ def local_threads(environ: Mapping[str, str] | None = None) -> int:
     By default half the CPUs, at least one: llama.cpp's worker threads spin while they wait for
     each other, so using every core stalls badly when anything else runs (tests, the scorer's
     own threads, other processes). ``SCOREKIT_LOCAL_THREADS=N`` sets N, for a machine the judge
-    has to itself (a benchmark: 2 threads on 2 idle cores evaluate a prompt about 1.9x as fast
-    as 1).
+    has to itself (a benchmark on idle cores).
 
     Args:
         environ: the environment to read (default ``os.environ``).
