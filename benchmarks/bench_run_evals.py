@@ -164,7 +164,10 @@ def judge_run(
             concurrency=JUDGE_CONCURRENCY * 2,
             cache=False,
         )
-    scorer = create_context_relevance_scorer_llm(model=judge, context_extractor=item_context)
+    # reason="llm": two judge calls per item (analyze, reason), as the figures in docs/scale.md
+    scorer = create_context_relevance_scorer_llm(
+        model=judge, context_extractor=item_context, reason="llm"
+    )
     data = (
         {
             "id": str(n),

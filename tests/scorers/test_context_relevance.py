@@ -46,7 +46,7 @@ def analysis(
 
 
 def case_options(case: dict[str, Any]) -> dict[str, Any]:
-    opts = options(case)
+    opts = {"reason": "llm", **options(case)}  # Mastra's judge writes it (divergences row 102)
     if "penalties" in opts:
         opts["penalties"] = {snake(k): v for k, v in opts["penalties"].items()}
     return opts
@@ -97,7 +97,7 @@ def test_partial_reply_is_repaired_by_the_judge() -> None:
     partial = analysis(pieces[:1], [("high", True)])
     full = analysis(pieces, [("high", True), ("low", False), ("none", False)])
     judge = ScriptedJudge([partial, full, "because"])
-    scorer = create_context_relevance_scorer_llm(model=judge, context=pieces)
+    scorer = create_context_relevance_scorer_llm(model=judge, context=pieces, reason="llm")
     result = scorer.run_sync(input="Which prize did Einstein win?", output="The 1921 Nobel.")
     assert result.status == "ok"
     assert result.score == 0.43  # (1 + 0.3) / 3
@@ -424,9 +424,27 @@ def test_template_reason_names_levels_use_penalties_and_missing() -> None:
     assert len(judge.calls) == 1  # half the cost of reason="llm"
 
 
+def test_the_reason_is_a_template_by_default() -> None:
+    """divergences.md row 102: the reason states the judgements, with no judge call."""
+    judge = ScriptedJudge([analysis(ECLIPSE, ECLIPSE_LABELS, ["How long partial eclipses last"])])
+    result = create_context_relevance_scorer_llm(model=judge, context=ECLIPSE).run_sync(
+        input=ECLIPSE_QUERY, output=ECLIPSE_ANSWER
+    )
+    templated = create_context_relevance_scorer_llm(
+        model=ScriptedJudge(
+            [analysis(ECLIPSE, ECLIPSE_LABELS, ["How long partial eclipses last"])]
+        ),
+        context=ECLIPSE,
+        reason="template",
+    ).run_sync(input=ECLIPSE_QUERY, output=ECLIPSE_ANSWER)
+    assert (result.score, len(judge.calls), result.generate_reason_prompt) == (0.49, 1, None)
+    assert result.reason == templated.reason
+    assert result.reason is not None and result.reason.startswith("The score is 0.49 because ")
+
+
 def test_llm_reason_prompt_lists_the_content() -> None:
     judge = ScriptedJudge([analysis(ECLIPSE, ECLIPSE_LABELS), "The score is 0.64 because ..."])
-    scorer = create_context_relevance_scorer_llm(model=judge, context=ECLIPSE)
+    scorer = create_context_relevance_scorer_llm(model=judge, context=ECLIPSE, reason="llm")
     result = scorer.run_sync(input=ECLIPSE_QUERY, output=ECLIPSE_ANSWER)
     assert result.reason == "The score is 0.64 because ..."
     prompt = result.generate_reason_prompt
@@ -457,7 +475,7 @@ def test_japanese_query_gets_answers_in_japanese() -> None:
     }
     reason = "スコアが0.5なのは、断片1は関連度が高く使われ、断片2は無関係だからです。"
     judge = ScriptedJudge([reply, reason])
-    scorer = create_context_relevance_scorer_llm(model=judge, context=pieces)
+    scorer = create_context_relevance_scorer_llm(model=judge, context=pieces, reason="llm")
     result = scorer.run_sync(input="日食はなぜ起こるのですか？", output="月が太陽を隠すからです。")
     analyze_prompt, reason_prompt = (call.prompt for call in judge.calls)
     assert "日食はなぜ起こるのですか？" in analyze_prompt

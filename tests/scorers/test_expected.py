@@ -135,7 +135,9 @@ def test_faithfulness_scores_the_expected_share_of_supported_claims(
         scripted(verdicts, "verdict", tops),
         Reply("The score is 0.6 because one claim is contradicted."),
     )
-    scorer = create_faithfulness_scorer(model=judge(server), context=CONTEXT, scoring="expected")
+    scorer = create_faithfulness_scorer(
+        model=judge(server), context=CONTEXT, scoring="expected", reason="llm"
+    )
     result = scorer.run_sync(input=QUERY, output="Paris is the capital. It has 90M people.")
     assert result.status == "ok", result.error
     assert result.score == 0.6  # (0.9 + 0.3) / 2; the labels' share is 0.5

@@ -38,7 +38,7 @@ def test_faithfulness_prompts_keep_the_query_and_the_rule(lang: str) -> None:
             run["reason"],
         ]
     )
-    scorer = build_scorer("faithfulness", model=judge, context=run["context"])
+    scorer = build_scorer("faithfulness", model=judge, context=run["context"], reason="llm")
     result = scorer.run_sync(input=run["query"], output=run["answer"])
     assert result.status == "ok"
     assert result.score == 1.0
@@ -73,7 +73,7 @@ def test_context_relevance_prompts_keep_the_query_and_the_rule(lang: str) -> Non
             run["reason"],
         ]
     )
-    scorer = build_scorer("context-relevance", model=judge, context=run["context"])
+    scorer = build_scorer("context-relevance", model=judge, context=run["context"], reason="llm")
     result = scorer.run_sync(input=run["query"], output=run["answer"])
     assert result.status == "ok"
     assert result.score == 1.0

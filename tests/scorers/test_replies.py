@@ -118,7 +118,9 @@ def test_a_short_reply_is_repaired_with_the_expected_count() -> None:
             "why",
         ]
     )
-    scorer = create_faithfulness_scorer(model=judge, context=["Paris is the capital of France."])
+    scorer = create_faithfulness_scorer(
+        model=judge, context=["Paris is the capital of France."], reason="llm"
+    )
     result = scorer.run_sync(
         input="Tell me about Paris.", output="Paris is in France. 2M live there."
     )

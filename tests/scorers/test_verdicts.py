@@ -46,7 +46,7 @@ Factory = Callable[..., Scorer]
 CASES: dict[str, tuple[Factory, dict[str, Any], dict[str, Any], list[Any], float, list[str]]] = {
     "faithfulness": (
         create_faithfulness_scorer,
-        {"context": CONTEXT, "scale": 10},
+        {"context": CONTEXT, "scale": 10, "reason": "llm"},
         {"input": QUERY, "output": ANSWER},
         [
             CLAIMS,

@@ -28,7 +28,8 @@ context is ``skipped`` without a judge call), 10 (snake_case), 18 and 19 (one ev
 piece, each ``context_index`` exactly once, is required: a reply with no evaluations, a missing,
 repeated or out-of-range index is repaired, then an ``error``; Mastra scores no evaluations 1 or
 0), 23 (labels outside the closed set are refused), row 78 (blank pieces dropped),
-row 79 (``context_piece`` is ours).
+row 79 (``context_piece`` is ours), row 102 (the reason is a template unless
+``reason="llm"``).
 """
 
 from __future__ import annotations
@@ -368,7 +369,7 @@ def create_context_relevance_scorer_llm(
     context_extractor: ContextExtractor | None = None,
     penalties: ContextRelevancePenalties | Mapping[str, float] | None = None,
     scale: float = 1.0,
-    reason: ReasonMode = "llm",
+    reason: ReasonMode = "template",
     scoring: Scoring = "label",
 ) -> Scorer:
     """Create the Context Relevance (LLM) scorer.
@@ -382,8 +383,10 @@ def create_context_relevance_scorer_llm(
             ``missing_context_per_item`` (0.15) and ``max_missing_context_penalty`` (0.5), each
             in ``[0, 1]``; absent keys keep their defaults.
         scale: the maximum score, a finite number > 0.
-        reason: ``"llm"`` (the judge explains, in the query's language), ``"template"`` (the
-            same content built locally, no judge call) or ``"none"``.
+        reason: ``"template"`` (the default: the levels, use and penalties the score came
+            from, stated without a judge call), ``"llm"`` (Mastra's: the judge explains, in
+            the query's language, one more call; a small judge's explanation contradicted its
+            own levels on 2 of 9 ExpertQA rows, divergences.md row 102) or ``"none"``.
         scoring: ``"label"`` (Mastra's: each piece weighs its rated level's weight) or
             ``"expected"`` (each piece weighs its expected weight under the judge's level
             distribution, read from its token log-probabilities; each evaluation records

@@ -17,7 +17,8 @@ Divergences (docs/divergences.md): 1, 4, 5, 6 (labels trimmed and lower-cased â€
 an exact ``"yes"``; other labels are refused), 7 (no context: ``skipped`` without a judge call),
 10, 20 (an empty answer has no claims: score 0 without a judge call), 23, 24 (tool results recorded
 as message parts are read too), 25 (an empty ``context`` list is refused), 26 (one verdict per
-claim: asked for in the schema and checked).
+claim: asked for in the schema and checked), 102 (the reason is a template unless
+``reason="llm"``).
 """
 
 from __future__ import annotations
@@ -141,7 +142,7 @@ def create_faithfulness_scorer(
     context: Sequence[str] | None = None,
     scale: float = 1.0,
     scoring: Scoring = "label",
-    reason: ReasonMode = "llm",
+    reason: ReasonMode = "template",
 ) -> Scorer:
     """Create the Faithfulness scorer.
 
@@ -154,9 +155,11 @@ def create_faithfulness_scorer(
         scoring: ``"label"`` (Mastra's: the verdicts' labels) or ``"expected"`` (each verdict
             weighs its expectation under the judge's label distribution, read from its token
             log-probabilities; :mod:`scorekit.scorers.expected`).
-        reason: ``"llm"`` (Mastra's: the judge explains the score, one more call),
-            ``"template"`` (the verdicts the score came from, stated without a judge call:
-            :func:`~scorekit.scorers.verdicts.template_reason`) or ``"none"`` (no reason).
+        reason: ``"template"`` (the default: the verdicts the score came from, stated
+            without a judge call: :func:`~scorekit.scorers.verdicts.template_reason`),
+            ``"llm"`` (Mastra's: the judge explains the score, one more call; on the small
+            benchmark judge its explanation contradicted its own verdicts on most rows,
+            divergences.md row 102) or ``"none"`` (no reason).
 
     Returns:
         A scorer with ``preprocess_step_result`` a :class:`~scorekit.scorers.replies.Claims`
