@@ -36,6 +36,9 @@ SCORERS: list[tuple[str, VerdictRecipe[Any], Factory, dict[str, Any], dict[str, 
     ("bias", bias.RECIPE, bias.create_bias_scorer, {}, {}),
 ]  # fmt: skip
 IDS = [name for name, *_ in SCORERS]
+EACH_SCORER = pytest.mark.parametrize(
+    ("name", "recipe", "factory", "options", "extra"), SCORERS, ids=IDS
+)
 
 
 def _script(recipe: VerdictRecipe[Any]) -> list[Any]:
@@ -52,7 +55,7 @@ def _script(recipe: VerdictRecipe[Any]) -> list[Any]:
     return [{recipe.units.reply.ITEMS: UNITS}, {reply.ITEMS: verdicts}, "The judge's reason."]
 
 
-@pytest.mark.parametrize(("name", "recipe", "factory", "options", "extra"), SCORERS, ids=IDS)
+@EACH_SCORER
 def test_a_template_reason_states_the_verdicts_without_a_judge_call(
     name: str, recipe: VerdictRecipe[Any], factory: Factory, options: dict, extra: dict
 ) -> None:
@@ -68,7 +71,7 @@ def test_a_template_reason_states_the_verdicts_without_a_judge_call(
     assert result.generate_reason_prompt is None
 
 
-@pytest.mark.parametrize(("name", "recipe", "factory", "options", "extra"), SCORERS, ids=IDS)
+@EACH_SCORER
 def test_no_reason_means_no_reason_step(
     name: str, recipe: VerdictRecipe[Any], factory: Factory, options: dict, extra: dict
 ) -> None:
@@ -82,7 +85,7 @@ TEMPLATE_BY_DEFAULT = {"faithfulness"}
 judge's own explanation contradicted its verdicts. The others keep Mastra's judge reason."""
 
 
-@pytest.mark.parametrize(("name", "recipe", "factory", "options", "extra"), SCORERS, ids=IDS)
+@EACH_SCORER
 def test_the_default_reason(
     name: str, recipe: VerdictRecipe[Any], factory: Factory, options: dict, extra: dict
 ) -> None:
@@ -96,7 +99,7 @@ def test_the_default_reason(
         assert (result.status, result.reason, len(judge.calls)) == ("ok", "The judge's reason.", 3)
 
 
-@pytest.mark.parametrize(("name", "recipe", "factory", "options", "extra"), SCORERS, ids=IDS)
+@EACH_SCORER
 def test_the_judge_writes_the_reason_when_asked(
     name: str, recipe: VerdictRecipe[Any], factory: Factory, options: dict, extra: dict
 ) -> None:
@@ -106,7 +109,7 @@ def test_the_judge_writes_the_reason_when_asked(
     assert judge.calls[2].step == "generate_reason"
 
 
-@pytest.mark.parametrize(("name", "recipe", "factory", "options", "extra"), SCORERS, ids=IDS)
+@EACH_SCORER
 def test_a_bad_reason_option_is_refused(
     name: str, recipe: VerdictRecipe[Any], factory: Factory, options: dict, extra: dict
 ) -> None:
