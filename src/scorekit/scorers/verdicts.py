@@ -29,6 +29,7 @@ A scorer module keeps its prompts, reply models (on :class:`Verdict` and
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -156,10 +157,7 @@ in France.": yes; 2. "It has 9M people.": no.'
     """
     if not units or len(units) != len(labels):
         raise ValueError(f"{len(labels)} labels for {len(units)} units")
-    counts: dict[str, int] = {}
-    for label in labels:
-        counts[label] = counts.get(label, 0) + 1
-    tally = ", ".join(f"{label} {count}" for label, count in counts.items())
+    tally = ", ".join(f"{label} {count}" for label, count in Counter(labels).items())
     plural = item_of if len(units) == 1 else f"{item_of}s"
     pairs = enumerate(zip(units, labels, strict=True))
     listed = "; ".join(f"{i + 1}. {_quoted(unit)}: {label}" for i, (unit, label) in pairs)
