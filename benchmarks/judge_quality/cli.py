@@ -17,13 +17,22 @@ from typing import Any
 
 from judge_quality.costset import run_cost_set_command
 from judge_quality.cutting import Cutter, judge_server
-from judge_quality.data import balanced_sample, load_ares
-from judge_quality.probe import PROBE_VARIANTS, probe_figures, probe_rows
+from judge_quality.data import DATA, balanced_sample, load_ares
+from judge_quality.probe import (
+    TOP_K,
+    ProbeFileError,
+    ProbeRow,
+    probe_figures,
+    probe_rows,
+    read_probe_file,
+    reference_check,
+)
+from judge_quality.probe_variants import DEFAULT_PROBE, PROBE_VARIANTS, ProbeVariant
 from judge_quality.report import figures, format_probe_table, format_table, write_json
 from judge_quality.runner import JudgeOptions, VariantRun, VariantRunner, cut_row, run_variant
 from judge_quality.tasks import DEFAULT_TASKS, TASKS
 
-__all__ = ["main", "parse_args", "variants"]
+__all__ = ["main", "parse_args", "probe_table", "variants"]
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -73,13 +82,21 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--probe",
-        nargs="+",
+        nargs="*",
         choices=list(PROBE_VARIANTS),
         default=None,
         metavar="VARIANT",
         help="instead of the tasks: probe these context relevance prompt variants' first label "
-        f"token on ARES ({', '.join(PROBE_VARIANTS)}; local judge only; --rows N: a balanced "
-        "sample, default all 104)",
+        f"token on ARES ({', '.join(PROBE_VARIANTS)}; none named: {' '.join(DEFAULT_PROBE)}; "
+        "local judge only; --rows N: a balanced sample, default all 104; the table pairs "
+        "each variant with the first)",
+    )
+    parser.add_argument(
+        "--rows-out",
+        type=Path,
+        default=None,
+        metavar="FILE.jsonl",
+        help="--probe: append each measured row here and resume from what the file holds",
     )
     return parser.parse_args(argv)  # fmt: skip
 
@@ -137,6 +154,14 @@ async def _run(args: argparse.Namespace) -> tuple[list[VariantRun], dict[str, An
     return runs, meta
 
 
+def _reference_weights() -> dict[str, float]:
+    path = DATA / "ares_databricks_human_dev" / "reference_probe_qwen1.5b.jsonl"
+    if not path.exists():
+        return {}
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return {f"ares:{r['row']}": float(r["expected"]) for r in map(json.loads, lines)}
+
+
 def _probe(args: argparse.Namespace) -> int:
     options = JudgeOptions(args.model, args.seed, context_window=args.context_window)
     server = judge_server(options.judge()) if args.model.startswith("local/") else None
@@ -145,20 +170,61 @@ def _probe(args: argparse.Namespace) -> int:
         return 2
     cutter = Cutter(args.cut_tokens, server)
     rows = load_ares("context_relevance")
-    if args.rows is not None:
-        rows = balanced_sample(rows, args.rows, args.seed)
+    rows = balanced_sample(rows, args.rows or len(rows), args.seed)
     rows = [cut_row(r, cutter) for r in rows]
-    table = []
-    for name in args.probe:
-        variant = PROBE_VARIANTS[name]
-        table.append(probe_figures(variant, probe_rows(server, variant, rows)))
-    print(f"model {args.model}; {len(rows)} ARES rows; documents cut to the {cutter.method} "
-          f"({cutter.cut_count} texts cut)")  # fmt: skip
+    names = args.probe or DEFAULT_PROBE
+    chosen = [variant for name, variant in PROBE_VARIANTS.items() if name in names]
+    settings = {"model": args.model, "cut": cutter.method, "top_k": TOP_K}
+    measured: list[ProbeRow] = []
+    if args.rows_out is not None:
+        try:
+            measured = read_probe_file(args.rows_out, settings)
+        except ProbeFileError as exc:
+            print(exc, file=sys.stderr)
+            return 2
+        print(f"{args.rows_out}: {len(measured)} probe rows kept", file=sys.stderr)
+    done = {(p.variant, p.key) for p in measured}
+    keys = {r.key for r in rows}
+    measured = [p for p in measured if p.key in keys]
+    measured += probe_rows(server, chosen, rows, done=done, out=args.rows_out)
+    table = probe_table(chosen, measured, [r.key for r in rows])
+    paired = table[0]["rows"] if table else 0
+    print(f"model {args.model}; {paired} ARES rows probed by every variant; documents cut to "
+          f"the {cutter.method} ({cutter.cut_count} texts cut)")  # fmt: skip
     print(format_probe_table(table))
+    reference = [p for p in measured if p.variant == "reference"]
+    check = reference_check(reference, _reference_weights(), PROBE_VARIANTS["reference"].weights)
+    if check is not None:
+        print(f"reference vs the shared per-row reference: {check}")
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"model": args.model, "probe": table}, indent=1))
+        args.json.write_text(json.dumps({"settings": settings, "probe": table,
+                                         "reference_check": check}, indent=1))  # fmt: skip
     return 0
+
+
+def probe_table(
+    variants: Sequence[ProbeVariant], measured: Sequence[ProbeRow], order: Sequence[str]
+) -> list[dict[str, object]]:
+    """Each variant's figures on the rows every variant has measured, paired with the first.
+
+    Args:
+        variants: the variants, the first one the pairing partner of the others.
+        measured: probe rows of any variants and rows.
+        order: the row keys in the order rows are reported.
+    """
+    by_variant = {v.name: {p.key: p for p in measured if p.variant == v.name} for v in variants}
+    shared = [k for k in order if all(k in rows for rows in by_variant.values())]
+    if not variants or not shared:
+        return []
+    first = variants[0]
+    first_rows = [by_variant[first.name][k] for k in shared]
+    table = []
+    for variant in variants:
+        rows = [by_variant[variant.name][k] for k in shared]
+        paired = None if variant is first else (first, first_rows)
+        table.append({**probe_figures(variant, rows, paired), "factor": variant.factor})
+    return table
 
 
 def main(argv: Sequence[str] | None = None) -> int:

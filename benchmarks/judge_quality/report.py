@@ -84,13 +84,13 @@ def _cell(value: Any) -> str:
 def format_table(rows: Sequence[dict[str, Any]], columns: Sequence[str] = COLUMNS) -> str:
     """A Markdown table of figure dicts, one line per task and variant."""
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(_cell(r[c]) for c in columns) + " |" for r in rows]
+    lines += ["| " + " | ".join(_cell(r.get(c)) for c in columns) + " |" for r in rows]
     return "\n".join(lines)
 
 
 PROBE_COLUMNS = (
-    "variant", "rows", "pos", "auroc", "ba_label", "ba_expected", "labels", "mass", "prompt_tok",
-    "s_row",
+    "variant", "factor", "rows", "auroc", "d_auroc", "d_lo", "d_hi", "ba_label", "ba_expected",
+    "labels", "mass", "prompt_tok", "evaluated", "s_row",
 )  # fmt: skip
 """The probe table's columns (:func:`judge_quality.probe.probe_figures`)."""
 

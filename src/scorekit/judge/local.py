@@ -83,6 +83,7 @@ __all__ = [
     "fitted_timeout",
     "local_threads",
     "reply_budget",
+    "shared_server",
     "stop_local_servers",
 ]
 
@@ -210,14 +211,21 @@ class LocalServer:
             self._server = None
             self._base_url = None
 
-    def post(self, path: str, body: dict[str, Any]) -> Any:
-        """POST JSON to the server (blocking) and return the decoded reply."""
+    def post(self, path: str, body: dict[str, Any], *, timeout: float = _PROBE_TIMEOUT_S) -> Any:
+        """POST JSON to the server (blocking) and return the decoded reply.
+
+        Args:
+            path: the server path (``/tokenize``, ``/completion``, ...).
+            body: the JSON body.
+            timeout: the socket timeout in seconds (default 30 s, for the quick calls: the
+                template, the tokenizer; a caller asking for a completion passes its own).
+        """
         url = self.start() + path
         data = json.dumps(body).encode()
         request = urllib.request.Request(
             url, data=data, headers={"Content-Type": "application/json"}
         )
-        with urllib.request.urlopen(request, timeout=_PROBE_TIMEOUT_S) as reply:
+        with urllib.request.urlopen(request, timeout=timeout) as reply:
             return json.loads(reply.read())
 
     def count_prompt_tokens(self, messages: list[dict[str, str]]) -> int:
