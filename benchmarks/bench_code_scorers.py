@@ -294,7 +294,7 @@ def part_two(steps: tuple[int, ...]) -> None:
             lambda n: assistant("ok", n),
         ),
         "check-no-tool-errors": (checks.no_tool_errors(), lambda n: assistant("ok", n)),
-        "code-tool-call-accuracy": (
+        "tool-call-accuracy-code": (
             create_tool_call_accuracy_scorer_code(expected_tool_order=["search", "weather"]),
             lambda n: assistant("ok", n),
         ),

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from scorekit.judge.testing import forbid_remote_requests
+from scorekit.judge.scripted import forbid_remote_requests
 from tests.servers.scripted_openai import ScriptedServer
 
 _real_connect = socket.socket.connect

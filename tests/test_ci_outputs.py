@@ -9,7 +9,7 @@ from pathlib import Path
 from typer.testing import CliRunner, Result
 
 from scorekit.cli import app
-from scorekit.commands.ci_outputs import mean_regressions
+from scorekit.cli.commands.ci_outputs import mean_regressions
 from scorekit.store.records import ScorerChange
 
 

@@ -291,8 +291,8 @@ def _context_factory(*, context=None, context_extractor=None, scale: float = 1.0
 
 def test_context_scorers_get_the_item_context_extractor() -> None:
     # the rule moved from the CLI into the registry (build_scorer); the CLI builds through it
-    from scorekit.context import item_context
-    from scorekit.plan import JudgePool, build_scorers
+    from scorekit.cli.plan import JudgePool, build_scorers
+    from scorekit.inputs.retrieval_context import item_context
 
     seen = _SEEN
     name = f"{__name__}:_context_factory"
@@ -303,7 +303,7 @@ def test_context_scorers_get_the_item_context_extractor() -> None:
 
 
 def test_judge_settings_are_shared_and_scorers_keep_their_instructions() -> None:
-    from scorekit.plan import JudgePool, build_scorers
+    from scorekit.cli.plan import JudgePool, build_scorers
     from scorekit.scorers.context_relevance_prompts import INSTRUCTIONS as RELEVANCE
     from scorekit.scorers.faithfulness import INSTRUCTIONS as FAITHFULNESS
 

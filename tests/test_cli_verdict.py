@@ -237,9 +237,9 @@ def test_out_rows_carry_the_run_id_context_and_metadata(tmp_path: Path) -> None:
 
 
 def test_out_row_has_the_items_trajectory_and_additional_context() -> None:
+    from scorekit.cli.run_log import out_row
     from scorekit.evals import EvalItem
     from scorekit.results import ScorerRunResult
-    from scorekit.run_log import out_row
 
     item = EvalItem(
         id="i",
@@ -265,7 +265,7 @@ def test_scorers_lists_a_broken_plugin_and_optional_options(
 ) -> None:
     from importlib.metadata import EntryPoint
 
-    from scorekit.commands import listing
+    from scorekit.cli.commands import listing
     from scorekit.scorers import registry
 
     broken = EntryPoint("broken-one", "no_such_module_xyz:factory", registry.ENTRY_POINT_GROUP)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from scorekit.dataset import FieldMap, read_dataset
+from scorekit.datasets.files import FieldMap, read_dataset
 from scorekit.errors import ConfigError
 
 

@@ -219,7 +219,7 @@ def test_run_evals_sync_works_inside_a_running_loop(tmp_path: Path) -> None:
 
 
 def test_item_context_scorers_judge_each_items_own_context() -> None:
-    from scorekit.context import ContextSource, item_context
+    from scorekit.inputs.retrieval_context import ContextSource, item_context
 
     source = ContextSource.of(None, item_context, scorer="test")
 

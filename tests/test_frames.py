@@ -1,4 +1,5 @@
-"""DataFrames in and out (scorekit.frames), the notebook HTML, the progress option, the example."""
+"""DataFrames in and out (scorekit.datasets.frames), the notebook HTML, the progress option, the
+example."""
 
 from __future__ import annotations
 
@@ -12,10 +13,10 @@ import pytest
 from rich.console import Console
 
 from scorekit import run_evals_sync
-from scorekit.dataset import FieldMap
+from scorekit.datasets.files import FieldMap
+from scorekit.datasets.frames import frame_items
 from scorekit.errors import ConfigError
 from scorekit.evals import progress as progress_module
-from scorekit.frames import frame_items
 from scorekit.notebook import score_colour
 from scorekit.store import Store
 from tests.evalkit import context_scorer, failing_on, length_scorer

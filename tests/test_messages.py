@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from scorekit.errors import ConfigError
-from scorekit.messages import (
+from scorekit.inputs.messages import (
     get_assistant_message,
     get_combined_system_prompt,
     get_user_message,

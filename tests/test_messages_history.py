@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from scorekit.errors import ConfigError
-from scorekit.messages import get_conversation_history
+from scorekit.inputs.messages import get_conversation_history
 
 
 def stored(role: str, text: str) -> dict[str, Any]:

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from scorekit.dataset import read_dataset
+from scorekit.datasets.files import read_dataset
 from scorekit.errors import ConfigError, ScorerRunError
-from scorekit.messages import (
+from scorekit.inputs.messages import (
     check_message,
     get_assistant_message,
     get_conversation_history,
@@ -25,8 +25,8 @@ from scorekit.messages import (
     message_text,
     messages_of,
 )
+from scorekit.inputs.tool_calls import extract_tool_calls
 from scorekit.scorers import create_content_similarity_scorer, create_toxicity_scorer
-from scorekit.tool_calls import extract_tool_calls
 
 OK = {"role": "user", "content": "fine"}
 

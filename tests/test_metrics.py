@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
+from scorekit.cli.correlation import ScorerSummary, pearson, rank, spearman
 from scorekit.errors import ConfigError
-from scorekit.metrics import ScorerSummary, pearson, rank, spearman
 from scorekit.pipeline import RunError, ScorerRunResult
 
 

@@ -50,6 +50,6 @@ def test_js_round_passes_non_finite_through() -> None:
     ("value", "text"), [(1.0, "1"), (0.64, "0.64"), (85, "85"), (1.33, "1.33"), (0.0, "0")]
 )
 def test_format_score_like_javascript(value: float, text: str) -> None:
-    from scorekit.rounding import format_score
+    from scorekit.rounding import js_number_text
 
-    assert format_score(value) == text
+    assert js_number_text(value) == text

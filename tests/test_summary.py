@@ -8,8 +8,8 @@ import random
 
 import pytest
 
+from scorekit.cli.correlation import ScorerSummary
 from scorekit.errors import ConfigError
-from scorekit.metrics import ScorerSummary
 from scorekit.results import RunError, ScorerRunResult, Status
 from scorekit.summary import DEFAULT_BINS, Histogram, ScoreSummary, bin_scores
 
@@ -284,7 +284,7 @@ def test_the_old_name_is_the_same_type() -> None:
     assert ScorerSummary is ScoreSummary
 
 
-@pytest.mark.parametrize("name", ["scorekit.summary", "scorekit.console"])
+@pytest.mark.parametrize("name", ["scorekit.summary", "scorekit.cli.console"])
 def test_all_is_sorted_complete_and_documented(name: str) -> None:
     module = importlib.import_module(name)
     assert module.__all__ == sorted(module.__all__)

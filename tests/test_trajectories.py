@@ -1,4 +1,5 @@
-"""The shared trajectory helpers (scorekit.trajectories, scorekit.trajectory_checks)."""
+"""The shared trajectory helpers (scorekit.inputs.trajectories,
+scorekit.scorers.trajectory_criteria)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 import pytest
 
 from scorekit.errors import ConfigError
-from scorekit.trajectories import (
+from scorekit.inputs.trajectories import (
     compare_trajectories,
     expected_step_matches,
     extract_trajectory,
@@ -15,7 +16,11 @@ from scorekit.trajectories import (
     read_expectation,
     trajectory_of,
 )
-from scorekit.trajectory_checks import analyze_tool_failures, check_blacklist, check_efficiency
+from scorekit.scorers.trajectory_criteria import (
+    analyze_tool_failures,
+    check_blacklist,
+    check_efficiency,
+)
 
 
 def tool(name: str, **fields: Any) -> dict[str, Any]:

@@ -12,13 +12,13 @@ import pytest
 
 from scorekit import ConfigError, create_scorer
 from scorekit.evals import EvalInterrupted, run_evals_sync
-from scorekit.evals.gates import format_rate, run_verdict, scorer_failures
 from scorekit.pipeline import Scorer, StepContext
 from scorekit.scorers import create_content_similarity_scorer
 from scorekit.store import Store
 from scorekit.summary import ScoreSummary
+from scorekit.verdict import format_rate, run_verdict, scorer_failures
 
-from ..evalkit import failing_on, length_scorer
+from .evalkit import failing_on, length_scorer
 
 ITEMS = [
     {"id": "a", "input": "q1", "output": "abcde"},

@@ -14,8 +14,8 @@ from pathlib import Path
 import pandas as pd
 
 from scorekit import run_evals_sync
-from scorekit.dataset import FieldMap
-from scorekit.frames import frame_items
+from scorekit.datasets.files import FieldMap
+from scorekit.datasets.frames import frame_items
 from scorekit.scorers import build_scorer
 
 SAMPLE = Path(__file__).resolve().parent.parent / "expertqa" / "expertqa-sample.jsonl"

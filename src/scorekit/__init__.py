@@ -2,9 +2,10 @@
 
 A Python port of Mastra's evals scorer system. The core API is re-exported here; prebuilt
 scorers live in :mod:`scorekit.scorers`, judge parts in :mod:`scorekit.judge`, text
-algorithms in :mod:`scorekit.text`.
+algorithms in :mod:`scorekit.text`. The layout, one package per concern, is in the README.
 """
 
+from scorekit import _moved
 from scorekit.errors import (
     ConfigError,
     JudgeContextWindowError,
@@ -34,6 +35,8 @@ from scorekit.pipeline import (
 from scorekit.summary import ScoreSummary
 
 __version__ = "0.1.0"
+
+_moved.install()  # old module paths (scorekit.messages, ...) still import: scorekit._moved
 
 __all__ = [
     "ConfigError",

@@ -10,9 +10,21 @@ ScorekitError
 │   ├── JudgeContextWindowError     prompt_tokens, context_window
 │   └── JudgeOutputError            raw output, schema, attempts
 ├── ScorerRunError                  scorer id, failed step, completed steps, partial result
-└── StoreError                      the results database failed or lacks a run; url (no password)
+├── ScorerTimeoutError              a local scorer call ran past scorer_timeout
+├── StoreError                      the results database failed or lacks a run; url (no password)
+├── ClusterError                    a Ray run could not finish (no room, a batch lost too often)
+├── DataSourceError *               the dataset iterable raised; partial result
+├── LogprobError * (also ValueError)   log-probabilities that give no label distribution
+├── ScriptExhaustedError * (also RuntimeError)   a ScriptedJudge has no reply left
+└── ScoreAssertionError * (also AssertionError)  assert_score: a score out of its bound
+
+KeyboardInterrupt (not a ScorekitError: ``except Exception`` must not swallow Ctrl-C)
+└── EvalInterrupted *               Ctrl-C stopped run_evals_sync; the partial result is stored
 ```
 
+The classes marked ``*`` are defined beside the value they carry or the part that raises them
+(:mod:`scorekit.evals.result`, :mod:`scorekit.judge.logprobs`, :mod:`scorekit.judge.scripted`,
+:mod:`scorekit.testing.assertions`) and exported from their package; the others live here.
 Every error carries its data as attributes (all optional keywords, so the default exception
 pickling restores them for worker processes) and never includes an API key in its message.
 """
@@ -26,6 +38,7 @@ if TYPE_CHECKING:
     from scorekit.usage import JudgeUsage
 
 __all__ = [
+    "ClusterError",
     "ConfigError",
     "JudgeContextWindowError",
     "JudgeError",
@@ -35,6 +48,7 @@ __all__ = [
     "JudgeUnavailableError",
     "ScorekitError",
     "ScorerRunError",
+    "ScorerTimeoutError",
     "StoreError",
 ]
 
@@ -184,3 +198,11 @@ class StoreError(ScorekitError):
         super().__init__(message)
         self.url = url
         self.run_id = run_id
+
+
+class ScorerTimeoutError(ScorekitError):
+    """A local scorer call took longer than ``scorer_timeout`` (or was not started)."""
+
+
+class ClusterError(ScorekitError):
+    """The cluster could not finish the run: no room for the workers, or a batch lost too often."""

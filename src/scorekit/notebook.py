@@ -100,9 +100,17 @@ def head(*names: str) -> str:
     return f"<tr>{cells}</tr>"
 
 
-def score_text(score: float | None) -> str:
-    """A score with four decimals, ``—`` for none."""
-    return "—" if score is None else f"{score:.4f}"
+def score_text(score: float | None, digits: int = 4) -> str:
+    """A score or a mean as every view shows it: ``digits`` decimals, ``—`` for none.
+
+    The one formatter of the terminal, the notebook, the CI summaries, the report and the
+    viewer (their ``number`` template filter).
+
+    Example:
+        >>> score_text(0.625), score_text(None), score_text(0.625, 2)
+        ('0.6250', '—', '0.62')
+    """
+    return "—" if score is None else f"{score:.{digits}f}"
 
 
 def result_html(result: Shown) -> str:

@@ -22,17 +22,22 @@ import math
 import numbers
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeGuard
-
-import jsonschema
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any, Literal, Protocol
 
 from scorekit._sync import run_sync
 from scorekit.errors import ConfigError, JudgeError, JudgeOutputError, ScorerRunError
 from scorekit.judge.judge import Judge
-from scorekit.judge.structured import OutputSchema, SchemaSpec
+from scorekit.judge.structured import OutputSchema
+from scorekit.prompt_step import (
+    SCORE_RANGE,
+    PromptStep,
+    ScoreOutput,
+    Step,
+    has_score_field,
+    resolve_schema,
+)
 from scorekit.results import RunError, ScorerRunResult, Status
 from scorekit.steps import (
     LocalResult,
@@ -69,112 +74,6 @@ __all__ = [
 StepName = Literal["preprocess", "analyze", "generate_score", "generate_reason"]
 STEP_NAMES: tuple[StepName, ...] = ("preprocess", "analyze", "generate_score", "generate_reason")
 """The step kinds in the order they run."""
-
-
-PromptBuilder = Callable[
-    [StepContext],
-    str | LocalResult | NotScorable | Awaitable[str | LocalResult | NotScorable],
-]
-StepFunction = Callable[[StepContext], Any]
-SchemaFunction = Callable[[StepContext], OutputSchema | Awaitable[OutputSchema]]
-"""A prompt step's per-run schema: ``(ctx) -> schema``, sync or async (see :class:`PromptStep`)."""
-
-
-def _is_schema_function(value: Any) -> TypeGuard[SchemaFunction]:
-    # a pydantic model class is callable too: a class or a dict is a schema, other callables
-    # build one per run
-    return callable(value) and not isinstance(value, (type, dict, SchemaSpec))
-
-
-@dataclass(frozen=True)
-class PromptStep:
-    """A step that asks the judge.
-
-    For ``preprocess`` / ``analyze`` the judge returns structured output validated against
-    ``output_schema`` (required), and the step result is the validated value (a model instance
-    for a pydantic schema). For ``generate_score`` the judge returns ``{"score": number}``, in
-    :data:`SCORE_RANGE` without ``output_schema`` (row 81), else against the schema (which
-    needs a ``score`` property: ``"maximum": 10`` or ``Field(le=10)`` for a 0–10 scale); a
-    reply out of range is repaired once, then an ``error``. ``generate_reason`` returns text.
-
-    The schema may depend on the run: a function ``(ctx) -> schema`` (sync or async), called once
-    per run after ``create_prompt`` returned a prompt; the judge is asked with, and replies are
-    validated against, what it returns. Prebuilt scorers ask so for exactly one verdict per
-    context piece or claim (``minItems`` / ``maxItems``), which constrained decoding enforces.
-
-    Attributes:
-        description: what the step does (shown by ``Scorer.get_steps``).
-        create_prompt: builds the prompt from the step context; sync or async. It may instead
-            return :func:`local_result` (the step's result, no judge call) or
-            :func:`not_scorable` (the run ends as ``skipped``, no judge call).
-        output_schema: a pydantic model class, a JSON schema dict or a ``SchemaSpec`` (checked
-            when the step is made), or a function ``(ctx) -> schema`` returning one per run (a
-            class or dict is checked when it returns; a spec is taken as its maker checked it).
-        judge: a judge for this step only; else the scorer's judge.
-    """
-
-    description: str
-    create_prompt: PromptBuilder
-    output_schema: OutputSchema | SchemaFunction | None = None
-    judge: Judge | None = None
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.description, str):
-            raise ConfigError("PromptStep description must be a string", field="description")
-        if not callable(self.create_prompt):
-            raise ConfigError("PromptStep create_prompt must be callable", field="create_prompt")
-        if self.output_schema is not None and not _is_schema_function(self.output_schema):
-            _check_schema(self.output_schema, made=True)
-        if self.judge is not None and not isinstance(self.judge, Judge):
-            raise ConfigError(
-                f"PromptStep judge must be a scorekit.Judge, not {type(self.judge).__name__}",
-                field="judge",
-            )
-
-
-Step = PromptStep | StepFunction
-
-
-def _check_schema(schema: Any, *, made: bool = False) -> None:
-    try:
-        spec = SchemaSpec.of(schema)
-        if made and isinstance(schema, SchemaSpec):
-            spec.check()
-    except (TypeError, jsonschema.SchemaError) as exc:
-        raise ConfigError(
-            f"PromptStep output_schema is not a usable schema: {exc}", field="output_schema"
-        ) from exc
-
-
-async def _resolve_schema(step: PromptStep, ctx: StepContext) -> OutputSchema:
-    """The step's schema for this run: the static one, or what its schema function returns."""
-    schema = step.output_schema
-    if isinstance(schema, (type, dict, SchemaSpec)):
-        return schema
-    assert _is_schema_function(schema)  # PromptStep checked it when made
-    value = schema(ctx)
-    if inspect.isawaitable(value):
-        value = await value
-    _check_schema(value)
-    return value
-
-
-SCORE_RANGE = (0.0, 1.0)
-"""A ``generate_score`` prompt step's range without ``output_schema`` (Mastra: any number)."""
-
-
-class _ScoreOutput(BaseModel):
-    """A score reply without ``output_schema``: a JSON number in range; extra keys ignored."""
-
-    model_config = ConfigDict(extra="ignore", strict=True, allow_inf_nan=False)
-    score: float = Field(ge=SCORE_RANGE[0], le=SCORE_RANGE[1])
-
-
-def _has_score_field(schema: OutputSchema | SchemaFunction | None) -> bool:
-    # a schema function's reply is checked when it runs: it must give a finite 'score'
-    if not isinstance(schema, (type, dict, SchemaSpec)):
-        return True
-    return "score" in SchemaSpec.of(schema).json_schema.get("properties", {})
 
 
 @dataclass(frozen=True)
@@ -311,7 +210,7 @@ class Scorer:
                     f"the {name} prompt step of scorer {self.id!r} needs an output_schema",
                     field="output_schema",
                 )
-            if name == "generate_score" and not _has_score_field(step.output_schema):
+            if name == "generate_score" and not has_score_field(step.output_schema):
                 raise ConfigError(
                     f"the generate_score prompt step of scorer {self.id!r}: its output_schema "
                     "needs a 'score' property",
@@ -389,9 +288,9 @@ class Scorer:
             state.usage = state.usage + text_result.usage
             return text_result.value
         schema: OutputSchema = (
-            _ScoreOutput
+            ScoreOutput
             if name == "generate_score" and step.output_schema is None
-            else await _resolve_schema(step, ctx)
+            else await resolve_schema(step, ctx)
         )
         result = await judge.generate_object(prompt, schema, step=name)
         state.usage = state.usage + result.usage

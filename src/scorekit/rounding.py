@@ -13,7 +13,7 @@ import math
 
 __all__ = [
     "JS_EPSILON",
-    "format_score",
+    "js_number_text",
     "js_round",
     "round_to_two_decimals",
     "round_to_two_decimals_without_epsilon",
@@ -82,7 +82,7 @@ def round_to_two_decimals_without_epsilon(value: float) -> float:
     return js_round(value * 100) / 100
 
 
-def format_score(value: float) -> str:
+def js_number_text(value: float) -> str:
     """Write a score as JavaScript prints a number in reasons: ``1.0 → "1"``, ``0.64 → "0.64"``.
 
     Args:

@@ -27,7 +27,7 @@ class ScorerRun:
     """The record being scored, as steps see it (``ctx.run``).
 
     Attributes:
-        input: the user's input in any shape :mod:`scorekit.messages` accepts, or ``None``.
+        input: the user's input in any shape :mod:`scorekit.inputs.messages` accepts, or ``None``.
         output: the output being scored.
         ground_truth: the expected output or reference, or ``None``.
         request_context: any per-request data the caller passes through (a dict), or ``None``.

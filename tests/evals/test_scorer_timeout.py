@@ -21,10 +21,11 @@ from typer.testing import CliRunner
 
 from scorekit import ConfigError, create_scorer
 from scorekit.cli import app
-from scorekit.config import RunConfig, load_config
+from scorekit.cli.config import RunConfig, load_config
+from scorekit.cli.plan import plan_from_config
 from scorekit.evals import ItemJob, run_evals, score_item
-from scorekit.evals import local as local_module
-from scorekit.evals.local import (
+from scorekit.evals import scorer_threads as local_module
+from scorekit.evals.scorer_threads import (
     DEFAULT_SCORER_TIMEOUT,
     check_scorer_timeout,
     is_local,
@@ -33,7 +34,6 @@ from scorekit.evals.local import (
 from scorekit.items import EvalItem
 from scorekit.judge.judge import Judge
 from scorekit.pipeline import PromptStep, Scorer, StepContext
-from scorekit.plan import plan_from_config
 
 BLOCK_S = 30.0  # how long a blocked step would wait if never released: far past the limits
 

@@ -8,7 +8,7 @@ from typing import get_args
 
 import pytest
 
-import scorekit.judge.testing as testing
+import scorekit.judge.scripted as testing
 from scorekit import JudgeUnavailableError
 from scorekit.judge import JudgeModel, ScriptedJudge, forbid_remote_requests
 from scorekit.judge import guard as guard_module
@@ -116,10 +116,10 @@ def test_the_judge_package_has_no_import_cycle() -> None:
 
 def test_arrows_run_down_from_the_adapter_table() -> None:
     graph = _imports()
-    adapters = {"openai_compat", "anthropic", "local", "testing"}
+    adapters = {"openai_compat", "anthropic", "local", "scripted"}
     assert graph["providers"].isdisjoint({"adapters", *adapters})  # rows and resolver only
     assert adapters <= graph["adapters"]
     for production in ("openai_compat", "anthropic", "local"):
-        assert "testing" not in graph[production]  # the guard has its own module
+        assert "scripted" not in graph[production]  # the guard has its own module
     assert "guard" in graph["openai_compat"]
     assert "guard" in graph["anthropic"]

@@ -6,7 +6,8 @@ import pytest
 
 from scorekit import ConfigError, Judge
 from scorekit.judge import ScriptedJudge
-from scorekit.judge.judge import DEFAULT_INSTRUCTIONS, to_judge
+from scorekit.judge.judge import DEFAULT_INSTRUCTIONS
+from scorekit.judge.model_option import to_judge
 from tests.judge.conftest import needs_smollm2
 
 

@@ -402,7 +402,7 @@ def test_inert_without_scores(project: pytest.Pytester) -> None:
         """
 import json, sys
 def pytest_unconfigure(config):
-    names = ("sqlalchemy", "openai", "pandas", "scorekit.store.store", "scorekit.session_run")
+    names = ("sqlalchemy", "openai", "pandas", "scorekit.store.store", "scorekit.testing.session")
     heavy = [m for m in names if m in sys.modules]
     with open("modules.json", "w") as f:
         json.dump(heavy, f)

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from scorekit.context import ALL_BLANK_REASON
 from scorekit.errors import ConfigError, ScorerRunError
+from scorekit.inputs.retrieval_context import ALL_BLANK_REASON
 from scorekit.judge import ScriptedJudge
 from scorekit.scorers import create_context_precision_scorer
 from scorekit.scorers.context_precision import context_precision_score

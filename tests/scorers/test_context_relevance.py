@@ -5,8 +5,8 @@ from typing import Any
 
 import pytest
 
-from scorekit.context import ALL_BLANK_REASON, item_context
 from scorekit.errors import ConfigError, ScorerRunError
+from scorekit.inputs.retrieval_context import ALL_BLANK_REASON, item_context
 from scorekit.judge import ScriptedJudge
 from scorekit.scorers import create_context_relevance_scorer_llm
 from scorekit.scorers.context_relevance import (

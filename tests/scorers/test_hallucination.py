@@ -5,10 +5,10 @@ from typing import Any
 
 import pytest
 
-from scorekit.context import ALL_BLANK_REASON
 from scorekit.errors import ConfigError, ScorerRunError
+from scorekit.inputs.messages import get_assistant_message
+from scorekit.inputs.retrieval_context import ALL_BLANK_REASON
 from scorekit.judge import ScriptedJudge
-from scorekit.messages import get_assistant_message
 from scorekit.scorers import create_hallucination_scorer
 from scorekit.scorers.hallucination import hallucination_score
 from tests.conformance import CATALOG, cases_for, catalog_run_args, options

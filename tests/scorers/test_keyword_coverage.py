@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from scorekit.errors import ConfigError
-from scorekit.messages import joined_text
+from scorekit.inputs.messages import joined_text
 from scorekit.scorers.keyword_coverage import create_keyword_coverage_scorer, keyword_coverage
 from scorekit.text.language import detect_language
 from tests.conformance import cases_for, options, run_args, to_snake

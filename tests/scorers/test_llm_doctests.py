@@ -1,39 +1,43 @@
+"""The docstring examples of every scorer module run, found by walking the scorer packages.
+
+No hand list: a new module of :mod:`scorekit.scorers` or :mod:`scorekit.checks` has its
+examples run as soon as it exists, and a module that registers a scorer must show one.
+"""
+
 from __future__ import annotations
 
 import doctest
 import importlib
+import pkgutil
 
 import pytest
 
-MODULES = [
-    "scorekit.rounding",
-    "scorekit.judge.logprobs",
-    "scorekit.scorers.expected",
-    "scorekit.scorers.answer_relevancy",
-    "scorekit.scorers.context_precision",
-    "scorekit.scorers.context_recall",
-    "scorekit.scorers.context_relevance",
-    "scorekit.scorers.faithfulness",
-    "scorekit.scorers.hallucination",
-    "scorekit.scorers.answer_similarity",
-    "scorekit.scorers.bias",
-    "scorekit.scorers.multi_turn_judge",
-    "scorekit.scorers.noise_sensitivity",
-    "scorekit.scorers.prompt_alignment",
-    "scorekit.scorers.rubric",
-    "scorekit.scorers.summarization",
-    "scorekit.scorers.tone",
-    "scorekit.scorers.tool_call_accuracy_llm",
-    "scorekit.scorers.toxicity",
-    "scorekit.scorers.trajectory",
-    "scorekit.scorers.trajectory_accuracy",
-    "scorekit.scorers.trajectory_accuracy_llm",
-    "scorekit.scorers.verdicts",
-]
+from scorekit.scorers.registry import BUILTIN_PACKAGES, builtin_modules
+
+EXTRA = ["scorekit.rounding", "scorekit.judge.logprobs"]
+"""Modules outside the scorer packages whose examples the scorers rely on."""
 
 
-@pytest.mark.parametrize("name", MODULES)
+def scorer_package_modules() -> list[str]:
+    names = []
+    for package_name in BUILTIN_PACKAGES:
+        package = importlib.import_module(package_name)
+        names.append(package_name)
+        names += [i.name for i in pkgutil.iter_modules(package.__path__, prefix=f"{package_name}.")]
+    return names
+
+
+@pytest.mark.parametrize("name", [*scorer_package_modules(), *EXTRA])
 def test_docstring_examples(name: str) -> None:
-    result = doctest.testmod(importlib.import_module(name))
-    assert result.attempted > 0
+    module = importlib.import_module(name)
+    result = doctest.testmod(module)
     assert result.failed == 0
+    is_package = hasattr(module, "__path__")
+    if (name in builtin_modules() and not is_package) or name in EXTRA:
+        assert result.attempted > 0, f"{name} registers a scorer but shows no example"
+
+
+def test_the_walk_finds_every_registered_scorer_module() -> None:
+    walked = set(scorer_package_modules())
+    assert set(builtin_modules()) <= walked
+    assert len(walked) > 40

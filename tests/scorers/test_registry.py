@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 import scorekit.scorers
-from scorekit.context import item_context
 from scorekit.errors import ConfigError, ScorerRunError
+from scorekit.inputs.retrieval_context import item_context
 from scorekit.judge import ScriptedJudge
 from scorekit.judge.judge import Judge
 from scorekit.judge.spec import JudgeSpec
@@ -33,6 +33,7 @@ from scorekit.scorers import (
 )
 from scorekit.scorers.context_relevance import ContextRelevancePenalties
 from scorekit.scorers.hallucination import NO_CONTEXT_REASON
+from scorekit.scorers.registry import get_entry
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -47,7 +48,7 @@ ITEM: dict[str, Any] = {
 
 # options a built-in needs besides its judge
 NEEDED: dict[str, dict[str, Any]] = {
-    "code-tool-call-accuracy": {"expected_tool": "search"},
+    "tool-call-accuracy-code": {"expected_tool": "search"},
     "noise-sensitivity": {
         "baseline_response": "Paris is the capital of France.",
         "noisy_query": "What is the capital of France? Also, cats rule.",
@@ -69,29 +70,30 @@ NEEDED: dict[str, dict[str, Any]] = {
 }
 
 LISTING = [
-    "content-similarity",
+    # code scorers, then LLM scorers, each by module name; then the checks (their own order)
     "completeness",
+    "content-similarity",
     "keyword-coverage",
     "textual-difference",
     "tone",
-    "code-tool-call-accuracy",
-    "trajectory-accuracy",
+    "tool-call-accuracy-code",
     "trajectory",
-    "context-relevance",
-    "context-precision",
-    "context-recall",
-    "faithfulness",
-    "hallucination",
+    "trajectory-accuracy-code",
     "answer-relevancy",
     "answer-similarity",
     "bias",
-    "toxicity",
-    "prompt-alignment",
+    "context-precision",
+    "context-recall",
+    "context-relevance",
+    "faithfulness",
+    "hallucination",
+    "multi-turn-judge",
     "noise-sensitivity",
+    "prompt-alignment",
+    "rubric",
     "summarization",
     "tool-call-accuracy-llm",
-    "multi-turn-judge",
-    "rubric",
+    "toxicity",
     "trajectory-accuracy-llm",
     "check-includes",
     "check-excludes",
@@ -285,7 +287,7 @@ def test_spec_to_dict_writes_functions_by_name() -> None:
     assert data == {
         "name": "context-relevance",
         "options": {
-            "context_extractor": "scorekit.context:item_context",
+            "context_extractor": "scorekit.inputs.retrieval_context:item_context",
             "penalties": {
                 "unused_high_relevance_context": 0.1,
                 "missing_context_per_item": 0.2,
@@ -358,8 +360,9 @@ def test_unknown_names_suggest_the_closest() -> None:
     with pytest.raises(ConfigError) as info:
         get_scorer_entry("content-similarty")
     assert info.value.field == "scorer"
-    assert "unknown scorer 'content-similarty'; known scorers: content-similarity, " in str(
-        info.value
+    assert (
+        "unknown scorer 'content-similarty'; known scorers: completeness, content-similarity, "
+        in str(info.value)
     )
     assert "Did you mean content-similarity, " in str(info.value)
     with pytest.raises(ConfigError, match="unknown scorer"):
@@ -394,7 +397,7 @@ def adhoc_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
     (tmp_path / f"{name}.py").write_text(
         textwrap.dedent(
             '''
-            from scorekit.judge.judge import to_judge
+            from scorekit.judge.model_option import to_judge
             from scorekit.pipeline import PromptStep, create_scorer
             from scorekit.scorers.registry import ScorerEntry
 
@@ -654,3 +657,36 @@ def test_options_the_factory_cannot_do_without_are_listed_as_required() -> None:
         "tool-call-accuracy-llm": ["model", "available_tools"],
         "multi-turn-judge": ["model", "criterion"],
     }
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [("code-tool-call-accuracy", "tool-call-accuracy-code"),
+     ("trajectory-accuracy", "trajectory-accuracy-code")],
+)  # fmt: skip
+def test_renamed_short_names_still_build(old: str, new: str) -> None:
+    assert get_entry(old) is get_entry(new)
+    assert get_entry(old).name == new
+    assert old not in SCORERS and new in SCORERS
+    options = NEEDED.get(new, {})
+    assert build_scorer(old, **options).id == build_scorer(new, **options).id
+
+
+def test_every_scorer_module_is_discovered() -> None:
+    """A module of scorekit.scorers that defines a create_* factory declares its ENTRY."""
+    import importlib
+    import pkgutil
+
+    import scorekit.scorers as package
+    from scorekit.scorers.registry import builtin_modules
+
+    found = set(builtin_modules())
+    for info in pkgutil.iter_modules(package.__path__, prefix="scorekit.scorers."):
+        module = importlib.import_module(info.name)
+        factories = [n for n in vars(module) if n.startswith("create_") and
+                     getattr(vars(module)[n], "__module__", "") == info.name]  # fmt: skip
+        if factories:
+            assert info.name in found, f"{info.name} defines {factories} but no ENTRY"
+    assert "scorekit.checks" in found
+    short_names = [name for name in SCORERS if not name.startswith("check-")]
+    assert all(not name.startswith(("code-", "llm-")) for name in short_names)

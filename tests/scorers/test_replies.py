@@ -10,7 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from scorekit.judge import ScriptedJudge
-from scorekit.judge.testing import minimal_instance
+from scorekit.judge.scripted import minimal_instance
 from scorekit.scorers import create_faithfulness_scorer
 from scorekit.scorers.context_precision import PrecisionVerdicts
 from scorekit.scorers.faithfulness import FaithfulnessVerdicts

@@ -6,8 +6,8 @@ from typing import Any
 import pytest
 
 from scorekit.errors import ConfigError, ScorerRunError
+from scorekit.inputs.messages import get_user_message
 from scorekit.judge import ScriptedJudge
-from scorekit.messages import get_user_message
 from scorekit.scorers.summarization import (
     DEFAULT_MAX_QUESTIONS,
     SummaryAxes,

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from scorekit.errors import ConfigError
-from scorekit.messages import joined_text
+from scorekit.inputs.messages import joined_text
 from scorekit.scorers.tone import (
     EMPTY_OUTPUT,
     ONE_SENTENCE,

@@ -176,7 +176,7 @@ def test_text_only_output_scores_zero(text: str) -> None:
 def test_ai_sdk_5_ui_tool_parts_are_read() -> None:
     # AI SDK 5 UI messages name the tool in the part's type ("tool-search") or, for dynamic
     # tools, in toolName; their states map to Mastra's (output-available is a result)
-    from scorekit.tool_calls import extract_tool_calls, message_tool_invocations
+    from scorekit.inputs.tool_calls import extract_tool_calls, message_tool_invocations
 
     message = {
         "role": "assistant",

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from scorekit.errors import ConfigError, ScorerRunError
+from scorekit.inputs.tool_calls import extract_tool_calls
 from scorekit.judge import ScriptedJudge
 from scorekit.judge.structured import extract_json, parse_output
 from scorekit.scorers.replies import LANGUAGE_RULE
@@ -31,7 +32,6 @@ from scorekit.scorers.tool_call_accuracy_llm import (
     create_tool_call_accuracy_scorer_llm,
     tool_call_accuracy_llm_score,
 )
-from scorekit.tool_calls import extract_tool_calls
 from tests.conformance import CATALOG, cases_for, catalog_run_args, options, to_snake
 
 CASES = cases_for("tool-call-accuracy-llm", corpus=CATALOG)

@@ -6,8 +6,8 @@ from typing import Any
 import pytest
 
 from scorekit.errors import ConfigError, ScorerRunError
+from scorekit.inputs.messages import get_assistant_message
 from scorekit.judge import ScriptedJudge
-from scorekit.messages import get_assistant_message
 from scorekit.results import ScorerRunResult
 from scorekit.scorers.replies import item_limit
 from scorekit.scorers.toxicity import (

@@ -21,8 +21,8 @@ from typing import Any, ClassVar, Literal
 
 import pytest
 
-from scorekit.context import ALL_BLANK_REASON
 from scorekit.errors import ScorerRunError
+from scorekit.inputs.retrieval_context import ALL_BLANK_REASON
 from scorekit.judge import ScriptedJudge
 from scorekit.judge.cache import cache_key
 from scorekit.pipeline import Scorer, ScorerRun

@@ -1,6 +1,6 @@
 import pytest
 
-from scorekit.messages import joined_text
+from scorekit.inputs.messages import joined_text
 from scorekit.text.keywords import extract_keywords, stopwords_en
 from tests.conformance import cases_for as corpus_cases
 

@@ -12,14 +12,14 @@ from typer.testing import CliRunner
 
 from scorekit import PromptStep, create_scorer
 from scorekit.cli import app
+from scorekit.inputs.trajectories import extract_trajectory
 from scorekit.judge import Judge, JudgeRequest
-from scorekit.judge.testing import ScriptedJudge
+from scorekit.judge.scripted import ScriptedJudge
 from scorekit.pipeline import Scorer, StepContext
 from scorekit.scorers import create_tool_call_accuracy_scorer_code
 from scorekit.store import Store
 from scorekit.traces import load_trace_items, read_otlp_json, score_traces_sync
 from scorekit.traces.otlp import attribute_value
-from scorekit.trajectories import extract_trajectory
 from tests.evalkit import context_scorer
 from tests.traces.otel_app import (
     agent_genai,

@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from scorekit import PromptStep, create_scorer
 from scorekit.evals import run_evals_sync
 from scorekit.judge import Judge, JudgeRequest
-from scorekit.judge.testing import ScriptedJudge
+from scorekit.judge.scripted import ScriptedJudge
 from scorekit.pipeline import Scorer
 from scorekit.scorers import create_content_similarity_scorer
 from scorekit.store import Store

@@ -490,7 +490,7 @@ def test_the_database_is_never_written(runs: ViewerRuns) -> None:
         "scorekit.view.params",
         "scorekit.view.queries",
         "scorekit.view.templating",
-        "scorekit.commands.view",
+        "scorekit.cli.commands.viewer",
     ],
 )
 def test_viewer_modules_export_their_public_names_with_docstrings(name: str) -> None:

@@ -57,7 +57,7 @@ from scorekit.checks.tool_checks import (
     used_no_tools,
 )
 from scorekit.pipeline import Scorer
-from scorekit.scorers.registry import ScorerEntry
+from scorekit.scorers.entry import ScorerEntry
 
 __all__ = [
     "ENTRIES",

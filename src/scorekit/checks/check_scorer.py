@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from scorekit.errors import ConfigError
-from scorekit.messages import message_text, messages_of
+from scorekit.inputs.messages import message_text, messages_of
 from scorekit.pipeline import Scorer, StepContext, create_scorer, not_scorable
 from scorekit.steps import NotScorable
 
@@ -66,7 +66,7 @@ def output_messages(output: Any) -> list[Any]:
 def assistant_texts(messages: list[Any]) -> list[str]:
     """Return the text of every ``role == "assistant"`` message, in order (Mastra's checks).
 
-    The text of a message follows :func:`scorekit.messages.message_text`
+    The text of a message follows :func:`scorekit.inputs.messages.message_text`
     (``getTextContentFromMastraDBMessage``); a tool-call-only message gives ``""``.
     """
     return [

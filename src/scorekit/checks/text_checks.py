@@ -25,8 +25,8 @@ from typing import Any
 from scorekit.checks.check_scorer import NO_TEXT, assistant_texts, check_scorer, passed_score
 from scorekit.checks.js_regex import JsRegex
 from scorekit.errors import ConfigError
-from scorekit.options import check_flag
 from scorekit.pipeline import Scorer, not_scorable
+from scorekit.scorers.options import check_flag
 from scorekit.steps import NotScorable
 from scorekit.text.dice import dice_similarity
 from scorekit.text.whitespace import remove_whitespace

@@ -1,7 +1,7 @@
 """The quick checks on the tools the agent called.
 
 Source: Mastra evals 1.10.2 ``checks`` (mastra-scorers.md §3.10, §1.3). The calls are those of
-:func:`scorekit.tool_calls.extract_tool_calls` over every output message, in order: merged
+:func:`scorekit.inputs.tool_calls.extract_tool_calls` over every output message, in order: merged
 ``toolInvocations`` / ``tool-invocation`` parts with a ``toolName`` and the state ``result``,
 ``call`` or ``output-error`` (a ``partial-call`` is still being streamed and is no call), plus
 OpenAI-style ``tool_calls`` (divergences.md row 17). Tool names compare exactly
@@ -23,9 +23,13 @@ from typing import Any
 
 from scorekit.checks.check_scorer import check_scorer, passed_score
 from scorekit.errors import ConfigError
+from scorekit.inputs.tool_calls import (
+    called_invocations,
+    extract_tool_calls,
+    message_tool_invocations,
+)
 from scorekit.pipeline import Scorer, not_scorable
 from scorekit.steps import NotScorable
-from scorekit.tool_calls import CALLED_STATES, extract_tool_calls, message_tool_invocations
 
 __all__ = [
     "CALLED_TOOL_ID",
@@ -340,16 +344,8 @@ def _tool_errors(messages: list[Any]) -> tuple[int, int]:
     for message in messages:
         if not isinstance(message, Mapping):
             continue
-        invocations = message_tool_invocations(message)
-        first_openai = len(invocations) - _openai_call_count(message)
-        for index, invocation in enumerate(invocations):
-            if not isinstance(invocation, Mapping):
-                continue
-            name = invocation.get("toolName")
-            if not name or not isinstance(name, str):
-                continue
-            if invocation.get("state") not in CALLED_STATES:
-                continue
+        first_openai = len(message_tool_invocations(message)) - _openai_call_count(message)
+        for index, invocation, _name in called_invocations(message):
             total += 1
             if index >= first_openai:
                 # an OpenAI call fails when no tool message answers it

@@ -32,7 +32,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, field_validator
 
-from scorekit.dataset import OPTIONAL_FIELDS, FieldMap
+from scorekit.datasets.files import OPTIONAL_FIELDS, FieldMap
 from scorekit.errors import ConfigError
 from scorekit.import_path import import_path
 from scorekit.items import Target
@@ -73,7 +73,7 @@ class FieldsConfig(BaseModel):
     """Fields copied into each item's metadata (required in every record)."""
 
     def field_map(self) -> FieldMap:
-        """Return the mapping as :class:`~scorekit.dataset.FieldMap`."""
+        """Return the mapping as :class:`~scorekit.datasets.files.FieldMap`."""
         return FieldMap(
             input=self.input,
             output=self.output,

@@ -16,18 +16,18 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from scorekit.evals.gates import error_rate, format_rate
+from scorekit.cli.correlation import pearson, spearman
 from scorekit.judge.providers import Provider
-from scorekit.metrics import pearson, spearman
-from scorekit.scorers.registry import ScorerEntry
+from scorekit.notebook import score_text
+from scorekit.scorers.entry import ScorerEntry
 from scorekit.store.records import RunRecord, ScorerChange, ScoreRegression
 from scorekit.summary import ScoreSummary
+from scorekit.verdict import error_rate, format_rate
 
 __all__ = [
     "compare_table",
     "correlation_table",
     "format_change",
-    "format_score",
     "format_time",
     "means_text",
     "providers_table",
@@ -40,16 +40,6 @@ __all__ = [
 ]
 
 _STATISTICS = ("ok", "skipped", "error", "error rate", "mean", "median", "min", "max")
-
-
-def format_score(value: float | None) -> str:
-    """A score or a mean as printed everywhere: four decimals, ``—`` for ``None``.
-
-    Example:
-        >>> format_score(0.625), format_score(None)
-        ('0.6250', '—')
-    """
-    return "—" if value is None else f"{value:.4f}"
 
 
 def format_change(value: float | None) -> str:
@@ -79,7 +69,7 @@ def summary_table(
             for a scorer without one).
         max_error_rates: scorer id → error-rate limit; given, a column ``max. errors`` shows
             them next to the thresholds.
-        failures: scorer id → the gates it failed (:func:`scorekit.evals.gates.scorer_failures`);
+        failures: scorer id → the gates it failed (:func:`scorekit.verdict.scorer_failures`);
             given, a last column ``gate`` says ``pass`` or ``FAIL: why`` (a run with a verdict).
     """
     table = Table(title=title)
@@ -99,10 +89,10 @@ def summary_table(
             str(summary.counts["skipped"]),
             str(summary.counts["error"]),
             format_rate(error_rate(summary)),
-            format_score(summary.mean),
-            format_score(summary.median),
-            format_score(summary.minimum),
-            format_score(summary.maximum),
+            score_text(summary.mean),
+            score_text(summary.median),
+            score_text(summary.minimum),
+            score_text(summary.maximum),
         ]
         if thresholds is not None:
             minimum = thresholds.get(sid)
@@ -123,7 +113,7 @@ def means_text(summaries: Mapping[str, ScoreSummary]) -> str:
     Example: ``a=0.6250, b=— (100% errors)``.
     """
     return ", ".join(
-        f"{sid}={format_score(s.mean)}"
+        f"{sid}={score_text(s.mean)}"
         + (f" ({format_rate(error_rate(s))} errors)" if s.counts["error"] else "")
         for sid, s in summaries.items()
     )
@@ -200,8 +190,8 @@ def compare_table(a: RunRecord, b: RunRecord, changes: Sequence[ScorerChange]) -
     for change in changes:
         table.add_row(
             Text(change.scorer_id),
-            format_score(change.mean_a),
-            format_score(change.mean_b),
+            score_text(change.mean_a),
+            score_text(change.mean_b),
             format_change(change.delta),
             str(change.paired),
             str(change.newly_failed),
@@ -218,8 +208,8 @@ def regressions_table(regressions: Sequence[ScoreRegression]) -> Table:
         table.add_row(
             Text(r.item_id),
             Text(r.scorer_id),
-            format_score(r.score_a),
-            format_score(r.score_b),
+            score_text(r.score_a),
+            score_text(r.score_b),
             format_change(r.delta),
         )
     return table
@@ -249,8 +239,8 @@ def correlation_table(
         table.add_row(
             Text(scorer_id),
             str(len(found)),
-            format_score(pearson(scores, labels)),
-            format_score(spearman(scores, labels)),
+            score_text(pearson(scores, labels)),
+            score_text(spearman(scores, labels)),
         )
     return table
 

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from scorekit.config import RunConfig, load_target
-from scorekit.dataset import FieldMap, read_dataset
+from scorekit.cli.config import RunConfig, load_target
+from scorekit.datasets.files import FieldMap, read_dataset
 from scorekit.errors import ConfigError
 from scorekit.evals.gates import check_max_error_rate, check_thresholds, resolve_scorer_keys
-from scorekit.evals.local import DEFAULT_SCORER_TIMEOUT
+from scorekit.evals.scorer_threads import DEFAULT_SCORER_TIMEOUT
 from scorekit.items import EvalItem, Target
 from scorekit.judge.judge import Judge
 from scorekit.pipeline import Scorer
@@ -299,7 +299,7 @@ def plan_from_config(
     """Build the plan of a YAML config; command-line values win over the config's.
 
     Args:
-        config: the loaded config (:func:`scorekit.config.load_config`).
+        config: the loaded config (:func:`scorekit.cli.config.load_config`).
         model: the judge model from ``--model`` / ``SCOREKIT_MODEL``, or ``None``.
         concurrency: ``--concurrency``, or ``None``.
         correlate: a label field to keep in each item's metadata, or ``None``.

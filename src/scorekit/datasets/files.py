@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from scorekit.errors import ConfigError
+from scorekit.inputs.messages import messages_of
 from scorekit.items import EvalItem
-from scorekit.messages import messages_of
 
 __all__ = ["OPTIONAL_FIELDS", "FieldMap", "read_dataset", "record_item"]
 

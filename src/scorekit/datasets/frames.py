@@ -3,7 +3,7 @@
 Needs the optional extra ``scorekit[pandas]``; nothing else in scorekit imports pandas.
 
 - :func:`frame_items`: the rows of a DataFrame as items, with the column mapping of dataset
-  files (:class:`~scorekit.dataset.FieldMap`: ``input``, ``output``, ``ground_truth``,
+  files (:class:`~scorekit.datasets.files.FieldMap`: ``input``, ``output``, ``ground_truth``,
   ``id``, ``context`` ... or Mastra's camelCase names); a missing value (``NaN``, ``None``,
   ``pd.NA``) is a missing field, never an error. ``run_evals`` takes a DataFrame as ``data``
   directly (the default mapping); call this for another mapping.
@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from scorekit.dataset import FieldMap, record_item
+from scorekit.datasets.files import FieldMap, record_item
 from scorekit.errors import ConfigError
 from scorekit.items import EvalItem, ItemResult
 
@@ -97,7 +97,7 @@ def frame_items(frame: Any, *, fields: FieldMap | None = None) -> Iterator[EvalI
             ``output``, ``ground_truth``, ``id``, ``context``, ...; Mastra's camelCase names
             are found too). A missing cell (``NaN``, ``None``, ``pd.NA``) is a missing field.
             A row without an ``id`` is named by its index label.
-        fields: the column mapping (:class:`~scorekit.dataset.FieldMap`).
+        fields: the column mapping (:class:`~scorekit.datasets.files.FieldMap`).
 
     Yields:
         One item per row; a row that cannot be read (a missing required value, a bad context)

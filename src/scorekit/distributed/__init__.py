@@ -10,6 +10,11 @@ This package imports without Ray; using :class:`RayExecutor` without it raises a
 :class:`~scorekit.errors.ConfigError` naming the extra.
 """
 
-from scorekit.distributed.executor import DEFAULT_BATCH_SIZE, ClusterError, RayExecutor, RayRunStats
+from scorekit.distributed.ray_executor import (
+    DEFAULT_BATCH_SIZE,
+    ClusterError,
+    RayExecutor,
+    RayRunStats,
+)
 
 __all__ = ["DEFAULT_BATCH_SIZE", "ClusterError", "RayExecutor", "RayRunStats"]

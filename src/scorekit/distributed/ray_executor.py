@@ -7,7 +7,7 @@ store and the summaries; the cluster does the scoring:
    data: name, options, judge spec, never an API key or a live client), with the target
    (pickled by value or by reference with Ray's ``cloudpickle``) and the scorer timeout, once
    per worker. A scorer without a spec is refused before anything starts.
-2. ``workers`` actors (:class:`~scorekit.distributed.worker.ScoringWorker`, one process each)
+2. ``workers`` actors (:class:`~scorekit.distributed.ray_worker.ScoringWorker`, one process each)
    build their scorers from the specs and score up to ``concurrency`` items at once each.
 3. The driver reads the items lazily, ``batch_size`` at a time, and keeps at most
    ``workers x (ceil(concurrency / batch_size) + 1)`` batches in flight, so the items it holds
@@ -39,20 +39,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scorekit.distributed.cluster import connect, import_ray
+from scorekit.distributed.ray_worker import ScoringWorker, WorkerPayload
 from scorekit.distributed.slots import SlotCoordinator
-from scorekit.distributed.worker import ScoringWorker, WorkerPayload
-from scorekit.errors import ConfigError, ScorekitError
+from scorekit.errors import ClusterError, ConfigError
 from scorekit.evals.executor import DEFAULT_CONCURRENCY, Emit, ItemTask
-from scorekit.evals.item import ItemJob
+from scorekit.evals.per_item import ItemJob
 
 __all__ = ["DEFAULT_BATCH_SIZE", "ClusterError", "RayExecutor", "RayRunStats"]
 
 DEFAULT_BATCH_SIZE = 32
 """Items sent to a worker at once unless told otherwise."""
-
-
-class ClusterError(ScorekitError):
-    """The cluster could not finish the run: no room for the workers, or a batch lost too often."""
 
 
 @dataclass

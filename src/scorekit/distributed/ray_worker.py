@@ -5,7 +5,7 @@ specs, the target and the scorer timeout, pickled by the driver with Ray's ``clo
 and then batches of ``(index, ItemTask)``. The worker builds its own scorers from the specs
 (its own judges, SDK clients, limiter and cache; the API keys from its own environment),
 installs the cluster's judge slots (:mod:`scorekit.distributed.slots`) as its judges' gate, and
-scores up to ``concurrency`` items at once with :class:`~scorekit.evals.item.ItemJob`, as a
+scores up to ``concurrency`` items at once with :class:`~scorekit.evals.per_item.ItemJob`, as a
 :class:`~scorekit.evals.executor.LocalExecutor` would. Finished items stream back in chunks
 (what finished within :data:`CHUNK_WAIT_S` of a chunk's first item, and at most the rest of the
 batch), each with its index in the batch, so the driver knows which items of a batch a lost
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scorekit.evals.executor import ItemTask
-from scorekit.evals.item import ItemJob
+from scorekit.evals.per_item import ItemJob
 from scorekit.items import ItemResult, Target
 from scorekit.judge.ratelimit import install_cluster_gate
 from scorekit.pipeline import Rebuildable
@@ -52,7 +52,7 @@ class WorkerPayload:
     scorer_timeout: float | None
 
     def build(self) -> ItemJob:
-        """The run's :class:`~scorekit.evals.item.ItemJob`, its scorers built from the specs."""
+        """The run's :class:`~scorekit.evals.per_item.ItemJob`, its scorers built from the specs."""
         return ItemJob(tuple(spec.build() for spec in self.specs), self.target, self.scorer_timeout)
 
 

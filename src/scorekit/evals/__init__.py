@@ -17,15 +17,15 @@ plugin, a Ray executor; none ships yet) can reuse it instead of reaching into pr
 
 An item's ``context`` (from the data, or from a target returning ``{"output", "context"}``)
 reaches every scorer as ``ctx.run.context``; context scorers built with
-``context_extractor=item_context`` (:mod:`scorekit.context`) judge it.
+``context_extractor=item_context`` (:mod:`scorekit.inputs.retrieval_context`) judge it.
 """
 
-from scorekit.context import item_context
 from scorekit.evals.executor import Executor, ItemTask, LocalExecutor
-from scorekit.evals.item import ItemJob, score_item
+from scorekit.evals.per_item import ItemJob, score_item
 from scorekit.evals.recorder import ResumedRun, RunRecorder
 from scorekit.evals.result import DataSourceError, EvalInterrupted, EvalRunResult, RunSummary
 from scorekit.evals.run import ItemCallback, run_evals, run_evals_sync
+from scorekit.inputs.retrieval_context import item_context
 from scorekit.items import EvalItem, ItemResult, Target
 
 __all__ = [

@@ -1,6 +1,6 @@
 """Executors: where the items of a run are scored.
 
-An :class:`Executor` takes the run's :class:`~scorekit.evals.item.ItemJob` and a stream of
+An :class:`Executor` takes the run's :class:`~scorekit.evals.per_item.ItemJob` and a stream of
 :class:`ItemTask` and hands every finished :class:`~scorekit.items.ItemResult` to ``emit``, in
 completion order. :class:`LocalExecutor` runs up to ``concurrency`` items at a time on the
 running event loop; a distributed executor (Ray) sends the job to workers once and the tasks to
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from scorekit.errors import ConfigError
-from scorekit.evals.item import ItemJob
+from scorekit.evals.per_item import ItemJob
 from scorekit.items import EvalItem, ItemResult
 from scorekit.results import ScorerRunResult
 

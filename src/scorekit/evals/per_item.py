@@ -7,7 +7,7 @@ scorer that raised becomes results with status ``error`` and the cause kept (div
 row 8). An executor calls :class:`ItemJob` once per item, locally or in a worker process.
 
 A *local* scorer (every step a function, no judge) runs in a worker thread, on that thread's
-own event loop, under the job's ``scorer_timeout`` (:mod:`scorekit.evals.local`): its
+own event loop, under the job's ``scorer_timeout`` (:mod:`scorekit.evals.scorer_threads`): its
 synchronous steps never block the run's loop, and a call that takes too long becomes that
 item's ``ScorerTimeoutError``.
 """
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scorekit.errors import ConfigError, ScorerRunError
-from scorekit.evals.local import (
+from scorekit.evals.scorer_threads import (
     DEFAULT_SCORER_TIMEOUT,
     ScorerTimeoutError,
     check_scorer_timeout,
@@ -178,7 +178,7 @@ async def score_item(
             are not run again, and the item's ``stored`` set names them.
         threads: where a sync target runs (the loop's default executor when ``None``).
         scorer_timeout: seconds one call of a local scorer (function steps only, no judge)
-            may take; ``None``: no limit (see :mod:`scorekit.evals.local`).
+            may take; ``None``: no limit (see :mod:`scorekit.evals.scorer_threads`).
 
     Returns:
         The item's results, one per scorer, in scorer order. Never raises for the item's own
@@ -258,7 +258,7 @@ class ItemJob:
             them is taken, and kept as a tuple).
         target: the application under test, or ``None`` when items carry their outputs.
         scorer_timeout: seconds one call of a local scorer may take (default
-            :data:`~scorekit.evals.local.DEFAULT_SCORER_TIMEOUT`); ``None``: no limit.
+            :data:`~scorekit.evals.scorer_threads.DEFAULT_SCORER_TIMEOUT`); ``None``: no limit.
 
     Raises:
         ConfigError: the scorers are not a non-empty list of scorers with distinct ids

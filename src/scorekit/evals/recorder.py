@@ -23,7 +23,14 @@ from scorekit.errors import ConfigError, StoreError
 from scorekit.items import ItemResult
 from scorekit.pipeline import Scorer
 from scorekit.results import ScorerRunResult
-from scorekit.store.records import RUN_SOURCES, ResultRecord, RunSource, RunStatus
+from scorekit.store.records import (
+    ERROR_LIMITS_KEY,
+    RUN_SOURCES,
+    ResultRecord,
+    RunSource,
+    RunStatus,
+    stored_error_limits,
+)
 from scorekit.usage import JudgeUsage
 
 if TYPE_CHECKING:  # imported when a store is used: SQLAlchemy is a large import
@@ -31,24 +38,6 @@ if TYPE_CHECKING:  # imported when a store is used: SQLAlchemy is a large import
     from scorekit.store.writer import ResultWriter
 
 __all__ = ["ERROR_LIMITS_KEY", "ResumedRun", "RunRecorder", "stored_error_limits", "stored_result"]
-
-ERROR_LIMITS_KEY = "max_error_rate"
-"""The key of a stored run's ``config`` that holds its error-rate limits (scorer id → share)."""
-
-
-def stored_error_limits(config: Mapping[str, Any]) -> dict[str, float] | None:
-    """A stored run's error-rate limits (scorer id → share), ``None`` when it has none.
-
-    A run stored before the error-rate gate existed has none: its verdict did not use it.
-    """
-    raw = config.get(ERROR_LIMITS_KEY) if isinstance(config, Mapping) else None
-    if not isinstance(raw, Mapping):
-        return None
-    return {
-        str(sid): float(v)
-        for sid, v in raw.items()
-        if isinstance(v, (int, float)) and not isinstance(v, bool)
-    }
 
 
 def stored_result(record: ResultRecord) -> ScorerRunResult:

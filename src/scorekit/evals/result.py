@@ -93,7 +93,7 @@ class EvalRunResult:
     def failures(self) -> dict[str, list[str]]:
         """Scorer id → the gates it failed, as short reasons (empty: it passed).
 
-        See :func:`scorekit.evals.gates.scorer_failures`.
+        See :func:`scorekit.verdict.scorer_failures`.
         """
         return scorer_failures(self.summaries, self.thresholds, self.max_error_rates)
 
@@ -118,13 +118,13 @@ class EvalRunResult:
 
         Args:
             wide: one row per item (a score and a status column per scorer) instead of one
-                row per item and scorer (see :func:`scorekit.frames.results_frame`).
+                row per item and scorer (see :func:`scorekit.datasets.frames.results_frame`).
 
         Raises:
             ConfigError: the run kept no items (``keep_items=False``).
             ImportError: pandas is not installed.
         """
-        from scorekit.frames import items_frame
+        from scorekit.datasets.frames import items_frame
 
         if not self.items and self.total_items:
             raise ConfigError(

@@ -2,7 +2,7 @@
 
 Items are read lazily from the data (:class:`~scorekit.evals.source.ItemSource`), scored by an
 executor (:class:`~scorekit.evals.executor.LocalExecutor` unless told otherwise) with the
-per-item function (:class:`~scorekit.evals.item.ItemJob`), counted in the result's summaries,
+per-item function (:class:`~scorekit.evals.per_item.ItemJob`), counted in the result's summaries,
 and, with a store, recorded as they finish (:class:`~scorekit.evals.recorder.RunRecorder`,
 source ``TEST``). One failing item or scorer never ends the run (divergences.md row 8).
 
@@ -17,36 +17,34 @@ from __future__ import annotations
 import asyncio
 import inspect
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from typing_extensions import Unpack
 
 from scorekit._sync import run_sync
 from scorekit.errors import ConfigError, StoreError
 from scorekit.evals.executor import DEFAULT_CONCURRENCY, Executor, ItemTask, LocalExecutor
 from scorekit.evals.gates import check_max_error_rate, check_thresholds
 from scorekit.evals.heap import FrozenHeap
-from scorekit.evals.item import ItemJob
-from scorekit.evals.local import DEFAULT_SCORER_TIMEOUT
+from scorekit.evals.per_item import ItemJob
 from scorekit.evals.progress import check_progress, run_progress, total_of
 from scorekit.evals.recorder import ResumedRun, RunRecorder
 from scorekit.evals.result import DataSourceError, EvalInterrupted, EvalRunResult
+from scorekit.evals.run_options import ItemCallback, RunEvalsOptions, check_option_names
+from scorekit.evals.scorer_threads import DEFAULT_SCORER_TIMEOUT
 from scorekit.evals.source import ItemSource
-from scorekit.items import EvalItem, ItemResult, Target
+from scorekit.items import ItemResult
 from scorekit.pipeline import Scorer
-from scorekit.results import ScorerRunResult
 from scorekit.store.records import RunStatus
 from scorekit.summary import ScoreSummary
 
 if TYPE_CHECKING:
     from rich.progress import Progress
 
-    from scorekit.store.store import Store
 
-__all__ = ["ItemCallback", "run_evals", "run_evals_sync"]
-
-ItemCallback = Callable[[EvalItem, Any, dict[str, ScorerRunResult]], Any]
-"""``on_item_complete(item, output, scorer_results)``, sync or async."""
+__all__ = ["ItemCallback", "RunEvalsOptions", "run_evals", "run_evals_sync"]
 
 
 def _executor(executor: Executor | None, concurrency: int | None) -> Executor:
@@ -79,22 +77,23 @@ class _Run:
         self,
         data: Iterable[Any] | AsyncIterator[Any],
         scorers: Sequence[Scorer],
-        *,
-        target: Target | None = None,
-        concurrency: int | None = None,
-        executor: Executor | None = None,
-        on_item_complete: ItemCallback | None = None,
-        thresholds: Mapping[str, float] | None = None,
-        max_error_rate: float | Mapping[str, float] | None = None,
-        store: Store | str | Path | None = None,
-        resume: str | None = None,
-        run_id: str | None = None,
-        run_name: str | None = None,
-        keep_items: bool = True,
-        config: Mapping[str, Any] | None = None,
-        scorer_timeout: float | None = DEFAULT_SCORER_TIMEOUT,
-        progress: bool | None = None,
+        options: RunEvalsOptions,
     ) -> None:
+        check_option_names(options)
+        target = options.get("target")
+        concurrency = options.get("concurrency")
+        executor = options.get("executor")
+        on_item_complete = options.get("on_item_complete")
+        thresholds = options.get("thresholds")
+        max_error_rate = options.get("max_error_rate")
+        store = options.get("store")
+        resume = options.get("resume")
+        run_id = options.get("run_id")
+        run_name = options.get("run_name")
+        keep_items = options.get("keep_items", True)
+        config = options.get("config")
+        scorer_timeout = options.get("scorer_timeout", DEFAULT_SCORER_TIMEOUT)
+        progress = options.get("progress")
         self.show_progress = check_progress(progress)
         self.total = total_of(data)
         self.job = ItemJob(scorers, target, scorer_timeout)  # type: ignore[arg-type]  # checked
@@ -313,21 +312,7 @@ class _Run:
 async def run_evals(
     data: Iterable[Any] | AsyncIterator[Any],
     scorers: Sequence[Scorer],
-    *,
-    target: Target | None = None,
-    concurrency: int | None = None,
-    executor: Executor | None = None,
-    on_item_complete: ItemCallback | None = None,
-    thresholds: Mapping[str, float] | None = None,
-    max_error_rate: float | Mapping[str, float] | None = None,
-    store: Store | str | Path | None = None,
-    resume: str | None = None,
-    run_id: str | None = None,
-    run_name: str | None = None,
-    keep_items: bool = True,
-    config: Mapping[str, Any] | None = None,
-    scorer_timeout: float | None = DEFAULT_SCORER_TIMEOUT,
-    progress: bool | None = None,
+    **options: Unpack[RunEvalsOptions],
 ) -> EvalRunResult:
     """Score every item of ``data`` with every scorer.
 
@@ -337,7 +322,7 @@ async def run_evals(
             ``metadata``, ``trace``, ``id``, or :class:`~scorekit.items.EvalItem`), as any
             iterable or async iterable; read lazily, one item per free worker. Or a pandas
             DataFrame: one item per row, columns mapped as in dataset files, a missing cell
-            (``NaN``) a missing field (:func:`scorekit.frames.frame_items`).
+            (``NaN``) a missing field (:func:`scorekit.datasets.frames.frame_items`).
         scorers: the scorers, with distinct ids. The scorers of one item run concurrently.
         target: the application under test (see :data:`~scorekit.items.Target`); called for
             items without their own ``output``. Without a target, items must carry ``output``.
@@ -352,7 +337,7 @@ async def run_evals(
         max_error_rate: the largest share of ``error`` results (errors / results) a scorer
             may have for the verdict to pass: one number from 0 to 1 for every scorer, or
             scorer → number (scorers left out keep the default). ``None``: the default, 0
-            (any error fails the verdict; :data:`~scorekit.evals.gates.DEFAULT_MAX_ERROR_RATE`),
+            (any error fails the verdict; :data:`~scorekit.verdict.DEFAULT_MAX_ERROR_RATE`),
             or a resumed run's stored limits. 1 turns the gate off.
         store: where to store the run: a :class:`~scorekit.store.Store`, a SQLAlchemy URL or
             a SQLite file path. ``None``: nothing is stored.
@@ -370,7 +355,7 @@ async def run_evals(
         scorer_timeout: seconds one call of a local scorer (function steps only, no judge) may
             take on one item (default 60); past it that item gets ``error``
             (``ScorerTimeoutError``) and the run goes on. Local scorers run in worker threads,
-            so they never block the event loop (:mod:`scorekit.evals.local`). ``None``: no
+            so they never block the event loop (:mod:`scorekit.evals.scorer_threads`). ``None``: no
             limit. Judge calls have their own timeout (``Judge(timeout=...)``).
         progress: show the progress bar ``scorekit run`` shows (on stderr; in Jupyter as a
             widget, which needs ``ipywidgets``): ``True``, ``False``, or ``None`` (the
@@ -392,31 +377,14 @@ async def run_evals(
         asyncio.CancelledError: the run was cancelled; what finished is stored and the run is
             marked ``interrupted``.
     """
-    run = _Run(
-        data,
-        scorers,
-        target=target,
-        concurrency=concurrency,
-        executor=executor,
-        on_item_complete=on_item_complete,
-        thresholds=thresholds,
-        max_error_rate=max_error_rate,
-        store=store,
-        resume=resume,
-        run_id=run_id,
-        run_name=run_name,
-        keep_items=keep_items,
-        config=config,
-        scorer_timeout=scorer_timeout,
-        progress=progress,
-    )
+    run = _Run(data, scorers, options)
     return await run.execute()
 
 
 def run_evals_sync(
     data: Iterable[Any] | AsyncIterator[Any],
     scorers: Sequence[Scorer],
-    **options: Any,
+    **options: Unpack[RunEvalsOptions],
 ) -> EvalRunResult:
     """Blocking :func:`run_evals` (same arguments); works inside a running event loop too.
 
@@ -431,7 +399,7 @@ def run_evals_sync(
         EvalInterrupted: Ctrl-C stopped the run.
         ConfigError, StoreError, DataSourceError: as :func:`run_evals`.
     """
-    run = _Run(data, scorers, **options)
+    run = _Run(data, scorers, options)
     try:
         return run_sync(run.execute(), interruptible=True)
     except KeyboardInterrupt:

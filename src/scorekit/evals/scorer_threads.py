@@ -39,7 +39,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from scorekit._sync import run_sync
-from scorekit.errors import ConfigError, ScorekitError
+from scorekit.errors import ConfigError, ScorerTimeoutError
 from scorekit.pipeline import Scorer
 
 __all__ = [
@@ -62,10 +62,6 @@ MAX_STUCK_CALLS = 32
 
 _KEEP_IDLE = 64
 """Idle worker threads kept for reuse; one more idle thread ends."""
-
-
-class ScorerTimeoutError(ScorekitError):
-    """A local scorer call took longer than ``scorer_timeout`` (or was not started)."""
 
 
 def check_scorer_timeout(value: Any) -> float | None:

@@ -27,7 +27,7 @@ class ItemSource:
     Args:
         data: an iterable or async iterable of entries (mappings or ``EvalItem`` objects), or
             a pandas DataFrame, read row by row with the column mapping of dataset files
-            (:func:`scorekit.frames.frame_items`; a missing cell is a missing field).
+            (:func:`scorekit.datasets.frames.frame_items`; a missing cell is a missing field).
         require_output: a DataFrame must have an ``output`` column; off when a target makes
             the outputs (its rows then need the ``input`` column instead), as for files.
 
@@ -45,8 +45,8 @@ class ItemSource:
     ) -> None:
         pandas = sys.modules.get("pandas")  # a DataFrame iterates its column names: its rows
         if pandas is not None and isinstance(data, pandas.DataFrame):
-            from scorekit.dataset import FieldMap
-            from scorekit.frames import frame_items
+            from scorekit.datasets.files import FieldMap
+            from scorekit.datasets.frames import frame_items
 
             data = frame_items(data, fields=FieldMap(output_required=require_output))
         if isinstance(data, (str, bytes, Mapping)):

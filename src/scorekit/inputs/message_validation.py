@@ -3,7 +3,7 @@
 Mastra reads a malformed message (a number in a list, a message without content, content of a
 wrong type) as empty text, and a scorer then scores that silently; scorekit refuses it, naming
 the place: ``input[2].content``, ``output[0].content[1].text`` (row 87). Used by every
-reader of :mod:`scorekit.messages`.
+reader of :mod:`scorekit.inputs.messages`.
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from scorekit.errors import ConfigError
-from scorekit.message_checks import check_message, checked_messages
+from scorekit.inputs.message_validation import check_message, checked_messages
 
 __all__ = [
     "JOIN_SEPARATOR",

@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from scorekit.errors import ConfigError
-from scorekit.messages import message_role
-from scorekit.pipeline import ScorerRun
-from scorekit.tool_calls import message_tool_invocations
+from scorekit.inputs.messages import message_role
+from scorekit.inputs.tool_calls import message_tool_invocations
+from scorekit.steps import ScorerRun
 
 __all__ = [
     "ALL_BLANK_REASON",
@@ -237,7 +237,7 @@ def tool_result_context(output: Any) -> tuple[str, ...]:
     invocation whose ``state`` is ``"result"`` gives ``JSON.stringify(result)`` (compact
     separators), except that a result that is a blank string gives a blank piece (``""``, which
     :class:`Pieces` drops: no context), not the JSON text ``'""'``. The invocations are those
-    of :func:`scorekit.tool_calls.message_tool_invocations`:
+    of :func:`scorekit.inputs.tool_calls.message_tool_invocations`:
     the legacy ``toolInvocations`` list merged with ``tool-invocation`` parts (Mastra 1.10.2
     reads only the legacy list; docs/divergences.md row 24).
 

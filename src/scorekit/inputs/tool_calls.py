@@ -18,16 +18,17 @@ mastra-scorers.md §1.3):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from scorekit.errors import ConfigError
-from scorekit.messages import messages_of
+from scorekit.inputs.messages import messages_of
 
 __all__ = [
     "CALLED_STATES",
     "ToolCallInfo",
+    "called_invocations",
     "extract_tool_calls",
     "message_tool_invocations",
     "run_tool_calls",
@@ -173,11 +174,30 @@ def message_tool_invocations(message: Any) -> list[Any]:
     return _mastra_invocations(message) + _openai_invocations(message)
 
 
+def called_invocations(message: Any) -> Iterator[tuple[int, Mapping[str, Any], str]]:
+    """The invocations of one message that count as tool calls, with their positions.
+
+    Args:
+        message: a Mastra message, an OpenAI-style chat message, or anything else (nothing).
+
+    Yields:
+        ``(index among the message's invocations, invocation, tool name)`` for each invocation
+        that is a mapping with a non-empty string ``toolName`` and a state in
+        :data:`CALLED_STATES` (Mastra 1.10.2's filter, used by every tool scorer and check).
+    """
+    for index, invocation in enumerate(message_tool_invocations(message)):
+        if not isinstance(invocation, Mapping):
+            continue
+        name = invocation.get("toolName")
+        if name and isinstance(name, str) and invocation.get("state") in CALLED_STATES:
+            yield index, invocation, name
+
+
 def extract_tool_calls(output: Any) -> list[ToolCallInfo]:
     """Return every tool call of a run's output, in message order.
 
     Args:
-        output: a run output in any shape :func:`scorekit.messages.messages_of` accepts.
+        output: a run output in any shape :func:`scorekit.inputs.messages.messages_of` accepts.
 
     Returns:
         The calls whose invocation has a tool name and a state in :data:`CALLED_STATES`.
@@ -192,14 +212,7 @@ def extract_tool_calls(output: Any) -> list[ToolCallInfo]:
     """
     calls: list[ToolCallInfo] = []
     for message_index, message in enumerate(messages_of(output, field="output")):
-        for invocation_index, invocation in enumerate(message_tool_invocations(message)):
-            if not isinstance(invocation, Mapping):
-                continue
-            name = invocation.get("toolName")
-            if not name or not isinstance(name, str):
-                continue
-            if invocation.get("state") not in CALLED_STATES:
-                continue
+        for invocation_index, invocation, name in called_invocations(message):
             call_id = invocation.get("toolCallId")
             calls.append(
                 ToolCallInfo(

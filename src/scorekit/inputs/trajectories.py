@@ -15,12 +15,12 @@ dataset item holds them) or snake_case (as factory options are spelled); steps k
 A scorer's output may be a trajectory, or messages (a Mastra agent output, chat messages) from
 which one is extracted (:func:`extract_trajectory`, the rule of Mastra core's
 ``extractTrajectory`` described by the conformance corpus README): one ``tool_call`` step per
-merged tool invocation (:mod:`scorekit.tool_calls`) that has a ``toolName`` and the state
+merged tool invocation (:mod:`scorekit.inputs.tool_calls`) that has a ``toolName`` and the state
 ``result``, ``call`` or ``output-error``.
 
 Helpers (Mastra ``scorers/utils.ts`` 1.10.2, mastra-scorers.md §3.7): :func:`compare_trajectories`
 (``strict`` / ``relaxed`` / ``unordered``) here; the efficiency, blacklist and tool-failure checks
-in :mod:`scorekit.trajectory_checks`. Results are plain dicts with snake_case keys
+in :mod:`scorekit.scorers.trajectory_criteria`. Results are plain dicts with snake_case keys
 (docs/divergences.md row 10).
 
 Complexity: every helper runs in O((n + m) log m) for ``n`` expected and ``m`` actual steps (plus
@@ -39,9 +39,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal, TypedDict, get_args
 
 from scorekit.errors import ConfigError
-from scorekit.messages import messages_of
+from scorekit.inputs.messages import messages_of
+from scorekit.inputs.tool_calls import CALLED_STATES, message_tool_invocations
 from scorekit.rounding import round_to_two_decimals
-from scorekit.tool_calls import CALLED_STATES, message_tool_invocations
 
 __all__ = [
     "COMPARABLE_FIELDS",
@@ -209,7 +209,7 @@ def extract_trajectory(output: Any) -> dict[str, Any]:
     whether the state is ``result`` and ``isError`` is not true. ``rawOutput`` is the output.
 
     Args:
-        output: messages in any shape :func:`scorekit.messages.messages_of` accepts.
+        output: messages in any shape :func:`scorekit.inputs.messages.messages_of` accepts.
 
     Raises:
         ConfigError: the output has no accepted shape.

@@ -11,12 +11,14 @@ and is built again in the receiving process. :func:`forbid_remote_requests` (fro
 """
 
 from scorekit.judge.guard import forbid_remote_requests
-from scorekit.judge.judge import DEFAULT_INSTRUCTIONS, Judge, JudgeResult, JudgeSpec, to_judge
+from scorekit.judge.judge import DEFAULT_INSTRUCTIONS, Judge, JudgeSpec
+from scorekit.judge.judge_result import JudgeResult
 from scorekit.judge.model import ChatMessage, JudgeModel, JudgeRequest, JudgeResponse, JudgeUsage
+from scorekit.judge.model_option import to_judge
 from scorekit.judge.providers import Provider, list_providers
+from scorekit.judge.scripted import ScriptedJudge
 from scorekit.judge.settings import JudgeSettings
 from scorekit.judge.structured import OutputSchema
-from scorekit.judge.testing import ScriptedJudge
 
 __all__ = [
     "DEFAULT_INSTRUCTIONS",

@@ -70,8 +70,8 @@ def _local(resolved: ResolvedModel, *, timeout: float, context_window: int | Non
 
 
 def _scripted(resolved: ResolvedModel, *, timeout: float, context_window: int | None) -> JudgeModel:
-    """The scripted test double (:mod:`scorekit.judge.testing`), answering minimal values."""
-    from scorekit.judge.testing import ScriptedJudge
+    """The scripted test double (:mod:`scorekit.judge.scripted`), answering minimal values."""
+    from scorekit.judge.scripted import ScriptedJudge
 
     return ScriptedJudge(name=resolved.model)
 

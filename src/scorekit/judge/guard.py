@@ -5,7 +5,7 @@ is not on the loopback interface (:func:`check_request_allowed`, called by the a
 each request), so a unit-test suite cannot reach a real provider by accident. Servers on
 127.0.0.0/8, ``::1`` and ``localhost`` (the scripted test server, the local llama.cpp judge)
 stay reachable. The guard is production code that the adapters import; the test doubles in
-:mod:`scorekit.judge.testing` re-export :func:`forbid_remote_requests` for test suites.
+:mod:`scorekit.judge.scripted` re-export :func:`forbid_remote_requests` for test suites.
 Anchor: pydantic-ai ``ALLOW_MODEL_REQUESTS``.
 """
 

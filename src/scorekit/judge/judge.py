@@ -30,32 +30,32 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from scorekit.errors import ConfigError, JudgeError
 from scorekit.judge.adapters import build_model
 from scorekit.judge.budget import first_budget, spec_bound
-from scorekit.judge.cache import CachingModel, open_cache
+from scorekit.judge.judge_result import JudgeResult, UsageMeter
 from scorekit.judge.model import ChatMessage, JudgeModel, JudgeRequest, JudgeResponse, JudgeUsage
 from scorekit.judge.providers import resolve_model, url_problem
-from scorekit.judge.ratelimit import AdaptiveLimiter, RateLimitedModel, shared_limiter
+from scorekit.judge.ratelimit import AdaptiveLimiter
 from scorekit.judge.repair import ask_structured, ask_text
-from scorekit.judge.retry import RetryingModel
 from scorekit.judge.settings import (
     DEFAULT_CONCURRENCY,
     DEFAULT_MAX_RETRIES,
     DEFAULT_RETRY_BACKOFF_S,
-    SPEC_OPTIONS,
     JudgeSettings,
     check_plain_options,
+    given_options,
 )
+from scorekit.judge.stack import stack_layers
 from scorekit.judge.structured import OutputSchema, SchemaSpec
-from scorekit.judge.timeout import TimeoutModel, adapter_timeout, layer_timeout
+from scorekit.judge.timeout import adapter_timeout
 
 if TYPE_CHECKING:
-    from scorekit.judge.model import TokenLogprob
+    pass
 
-__all__ = ["DEFAULT_INSTRUCTIONS", "Judge", "JudgeResult", "JudgeSpec", "to_judge"]
+__all__ = ["DEFAULT_INSTRUCTIONS", "Judge", "JudgeSpec"]
 
 T = TypeVar("T")
 
@@ -66,35 +66,6 @@ DEFAULT_INSTRUCTIONS = (
 """System instructions used when a judge is created without its own."""
 
 _log = logging.getLogger("scorekit.judge")
-
-
-@dataclass(frozen=True)
-class JudgeResult(Generic[T]):
-    """What a judge call produced.
-
-    Attributes:
-        value: the validated output (a model instance, a JSON value, or text).
-        raw_text: the reply text the value was read from.
-        usage: the usage of every request made for this result (repairs included).
-        model_id: the model that answered.
-        logprobs: the log-probabilities of the tokens of ``raw_text``, when the call asked for
-            them (``top_logprobs``) and the provider sent them.
-    """
-
-    value: T
-    raw_text: str
-    usage: JudgeUsage
-    model_id: str
-    logprobs: tuple[TokenLogprob, ...] | None = None
-
-
-class _Meter:
-    """Usage of the requests made for one result."""
-
-    __slots__ = ("usage",)
-
-    def __init__(self) -> None:
-        self.usage = JudgeUsage()
 
 
 class Judge:
@@ -205,7 +176,7 @@ class Judge:
                 timeout=adapter_timeout(settings.timeout, resolved.provider.protocol),
                 context_window=settings.context_window,
             )
-            options = _given_options(
+            options = given_options(
                 settings,
                 concurrency_given=concurrency_given,
                 cache_dir_given=cache_dir is not None,
@@ -237,20 +208,7 @@ class Judge:
         self.settings = settings
         """The validated keyword options."""
         self._spec = spec
-        limiter_key = (
-            repr(sorted(identity.items())) if identity else f"{built.model_id}#{id(built)}"
-        )
-        # the claim on the shared ceiling ends with this judge (ratelimit.py)
-        self._limiter = shared_limiter(limiter_key, settings.concurrency, owner=self)
-        layered: JudgeModel = TimeoutModel(built, layer_timeout(built, settings.timeout))
-        layered = RateLimitedModel(layered, self._limiter)
-        layered = RetryingModel(
-            layered, max_retries=settings.max_retries, backoff=settings.retry_backoff
-        )
-        if settings.cache and identity is not None:
-            assert settings.cache_dir is not None  # JudgeSettings.create fills it
-            layered = CachingModel(layered, open_cache(settings.cache_dir), identity)
-        self._transport = layered
+        self._transport, self._limiter = stack_layers(built, settings, identity, owner=self)
 
     @property
     def model_id(self) -> str:
@@ -329,7 +287,7 @@ class Judge:
             seed=self.settings.seed,
         )
 
-    async def _send(self, meter: _Meter, request: JudgeRequest) -> JudgeResponse:
+    async def _send(self, meter: UsageMeter, request: JudgeRequest) -> JudgeResponse:
         started = time.perf_counter()
         try:
             response = await self._transport.complete(request)
@@ -402,7 +360,7 @@ class Judge:
         reader = spec.reader
         if top_logprobs is None and reader is not None:
             top_logprobs = reader.top_logprobs
-        meter = _Meter()
+        meter = UsageMeter()
         try:
             bound = spec_bound(spec)
             budget = first_budget(bound, self.settings.max_tokens)
@@ -431,7 +389,7 @@ class Judge:
                 ``max_tokens`` (not retried: free text has no bound).
             JudgeError: the call failed; ``usage`` holds what was spent.
         """
-        meter = _Meter()
+        meter = UsageMeter()
         try:
             response = await ask_text(
                 lambda request: self._send(meter, request), self._request(prompt, None, step)
@@ -549,49 +507,3 @@ _SPEC_FIELDS = ("model", "instructions", "options")
 def _build_judge(spec: JudgeSpec) -> Judge:
     """Unpickle a judge: build it from its spec (module level, so pickle can name it)."""
     return spec.build()
-
-
-def _given_options(
-    settings: JudgeSettings, *, concurrency_given: bool, cache_dir_given: bool, base_url: str | None
-) -> dict[str, Any]:
-    """The options a judge was built with that differ from the defaults, as plain data."""
-    defaults = JudgeSettings()
-    options: dict[str, Any] = {}
-    for name in SPEC_OPTIONS:
-        if name == "concurrency":
-            if concurrency_given:
-                options[name] = settings.concurrency
-        elif name == "cache_dir":
-            if cache_dir_given:
-                options[name] = str(settings.cache_dir)
-        elif name == "base_url":
-            if base_url is not None:
-                options[name] = base_url
-        elif getattr(settings, name) != getattr(defaults, name):
-            options[name] = getattr(settings, name)
-    return options
-
-
-def to_judge(model: Judge | JudgeModel | str, instructions: str) -> Judge:
-    """Return a :class:`Judge` for a scorer factory's ``model`` argument.
-
-    Args:
-        model: a ``Judge`` (kept as is when it was given instructions; otherwise it gets the
-            scorer's, sharing its model, settings and cache — so ``Judge("local/smollm2",
-            timeout=300, cache=False)`` configures the model for any prebuilt scorer), a
-            ``JudgeModel`` object, or a ``"provider/model"`` string.
-        instructions: the scorer's judge instructions.
-
-    Raises:
-        ConfigError: ``model`` is of none of these types.
-        JudgeUnavailableError: the model string cannot be resolved.
-    """
-    if isinstance(model, Judge):
-        return model if model.has_own_instructions else model.with_instructions(instructions)
-    if isinstance(model, (str, JudgeModel)):
-        return Judge(model, instructions)
-    raise ConfigError(
-        f"model must be a 'provider/model' string, a JudgeModel or a Judge, "
-        f"not {type(model).__name__}",
-        field="model",
-    )

@@ -43,6 +43,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from scorekit.errors import ScorekitError
 from scorekit.judge.model import TokenLogprob
 
 __all__ = [
@@ -63,7 +64,7 @@ _SCALAR = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
 _SPACE = re.compile(r"\s*")
 
 
-class LogprobError(ValueError):
+class LogprobError(ScorekitError, ValueError):
     """The log-probabilities do not give a label distribution (the message says why)."""
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from scorekit.errors import ScorekitError
 from scorekit.judge.guard import check_request_allowed, forbid_remote_requests
 from scorekit.judge.model import JudgeRequest, JudgeResponse
 
@@ -31,7 +32,7 @@ ScriptItem = dict[str, Any] | list[Any] | BaseModel | str | BaseException
 Responder = Callable[[JudgeRequest], ScriptItem | Awaitable[ScriptItem]]
 
 
-class ScriptExhaustedError(RuntimeError):
+class ScriptExhaustedError(ScorekitError, RuntimeError):
     """The script has no reply left for a call; the message names the call number."""
 
 

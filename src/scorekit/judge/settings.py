@@ -25,6 +25,7 @@ __all__ = [
     "SPEC_OPTIONS",
     "JudgeSettings",
     "check_plain_options",
+    "given_options",
 ]
 
 DEFAULT_TIMEOUT_S = 60.0
@@ -228,3 +229,28 @@ def _temperature(value: Any) -> float:
             field="temperature",
         )
     return float(value)
+
+
+def given_options(
+    settings: JudgeSettings, *, concurrency_given: bool, cache_dir_given: bool, base_url: str | None
+) -> dict[str, Any]:
+    """The options a judge was built with that differ from the defaults, as plain data.
+
+    What a :class:`~scorekit.judge.judge.JudgeSpec` keeps: the options given explicitly
+    (``concurrency``, ``cache_dir``, ``base_url``) and any other that differs from its default.
+    """
+    defaults = JudgeSettings()
+    options: dict[str, Any] = {}
+    for name in SPEC_OPTIONS:
+        if name == "concurrency":
+            if concurrency_given:
+                options[name] = settings.concurrency
+        elif name == "cache_dir":
+            if cache_dir_given:
+                options[name] = str(settings.cache_dir)
+        elif name == "base_url":
+            if base_url is not None:
+                options[name] = base_url
+        elif getattr(settings, name) != getattr(defaults, name):
+            options[name] = getattr(settings, name)
+    return options

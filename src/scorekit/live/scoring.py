@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from scorekit.errors import ConfigError
-from scorekit.evals.item import DEFAULT_SCORER_TIMEOUT, check_scorers
-from scorekit.evals.local import check_scorer_timeout
+from scorekit.evals.per_item import DEFAULT_SCORER_TIMEOUT, check_scorers
+from scorekit.evals.scorer_threads import check_scorer_timeout
 from scorekit.items import EvalItem
 from scorekit.live.context import current_request_context, current_span_ids
 from scorekit.live.context import snapshot_request_context as _snapshot

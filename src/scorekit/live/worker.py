@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 from scorekit._sync import run_sync
 from scorekit.errors import StoreError
-from scorekit.evals.item import score_item
+from scorekit.evals.per_item import score_item
 from scorekit.items import EvalItem
 from scorekit.live.runs import LiveRun, RunKey
 from scorekit.pipeline import Scorer

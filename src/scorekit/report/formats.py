@@ -13,9 +13,10 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from pydantic_core import to_jsonable_python
 
-from scorekit.evals.gates import format_rate
+from scorekit.notebook import score_text
+from scorekit.verdict import format_rate
 
-__all__ = ["band", "number", "pretty", "templates"]
+__all__ = ["band", "pretty", "templates"]
 
 
 def pretty(value: Any) -> str:
@@ -31,11 +32,6 @@ def pretty(value: Any) -> str:
     return json.dumps(
         to_jsonable_python(value, fallback=repr), indent=2, ensure_ascii=False, sort_keys=True
     )
-
-
-def number(value: float | None, digits: int = 4) -> str:
-    """A score with ``digits`` decimals; ``—`` for none."""
-    return "—" if value is None else f"{value:.{digits}f}"
 
 
 def band(score: float | None) -> str:
@@ -63,5 +59,5 @@ def templates(package: str) -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(pretty=pretty, number=number, band=band, rate=format_rate)
+    env.filters.update(pretty=pretty, number=score_text, band=band, rate=format_rate)
     return env

@@ -17,13 +17,12 @@ from typing import Any
 from jinja2 import Environment
 from pydantic_core import to_jsonable_python
 
-from scorekit.evals.gates import error_rate, format_rate, scorer_failures
-from scorekit.evals.recorder import stored_error_limits
 from scorekit.report.formats import pretty, templates
 from scorekit.report.histogram import Bin, bins_of
-from scorekit.store.records import ResultRecord, RunRecord
+from scorekit.store.records import ResultRecord, RunRecord, stored_error_limits
 from scorekit.store.store import Store
 from scorekit.summary import ScoreSummary
+from scorekit.verdict import error_rate, format_rate, scorer_failures
 
 __all__ = ["SUB_RESULT_KEYS", "ItemView", "SubResult", "render_report", "write_report"]
 

@@ -43,11 +43,11 @@ from pydantic import BeforeValidator, Field, StrictInt, ValidationInfo, model_va
 from pydantic.json_schema import SkipJsonSchema
 
 from scorekit.errors import ConfigError
-from scorekit.judge.judge import Judge, to_judge
+from scorekit.inputs.messages import get_assistant_message, get_user_message, ground_truth_text
+from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
+from scorekit.judge.model_option import to_judge
 from scorekit.judge.structured import SchemaSpec
-from scorekit.messages import get_assistant_message, get_user_message, ground_truth_text
-from scorekit.options import check_flag, check_scale
 from scorekit.pipeline import (
     LocalResult,
     NotScorable,
@@ -59,9 +59,10 @@ from scorekit.pipeline import (
     local_result,
     not_scorable,
 )
-from scorekit.rounding import format_score, round_to_two_decimals
+from scorekit.rounding import js_number_text, round_to_two_decimals
 from scorekit.scorers import answer_similarity_prompts as prompts
-from scorekit.scorers.registry import ScorerEntry
+from scorekit.scorers.entry import ScorerEntry
+from scorekit.scorers.options import check_flag, check_scale
 from scorekit.scorers.replies import JudgeReply, item_limit, normalise_label
 
 __all__ = [
@@ -504,7 +505,7 @@ def create_answer_similarity_scorer(
         )
 
     def reason_prompt(ctx: StepContext) -> str | LocalResult:
-        score = format_score(ctx.score or 0.0)
+        score = js_number_text(ctx.score or 0.0)
         analysis: SimilarityAnalysis = ctx.results.analyze_step_result
         if not analysis.matches:
             return local_result(
@@ -514,7 +515,7 @@ def create_answer_similarity_scorer(
         return prompts.reason_prompt(
             get_user_message(ctx.run.input) or "",
             score,
-            format_score(scale),
+            js_number_text(scale),
             [
                 f"{m.ground_truth_unit}: {m.match_type}"
                 + (f" (answer: {m.output_unit})" if m.output_unit else "")
@@ -523,9 +524,9 @@ def create_answer_similarity_scorer(
             analysis.extra_in_output,
             [f"{c.ground_truth_unit}: {c.explanation}" for c in analysis.contradictions],
             (
-                format_score(weights.missing_penalty),
-                format_score(weights.contradiction_penalty),
-                format_score(EXTRA_INFO_CAP),
+                js_number_text(weights.missing_penalty),
+                js_number_text(weights.contradiction_penalty),
+                js_number_text(EXTRA_INFO_CAP),
             ),
         )
 

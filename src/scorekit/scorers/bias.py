@@ -28,10 +28,10 @@ from typing import ClassVar
 
 from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
-from scorekit.options import ReasonMode, check_scale
 from scorekit.pipeline import Scorer
 from scorekit.scorers import verdicts as recipe
 from scorekit.scorers.expected import Scoring, check_scoring
+from scorekit.scorers.options import ReasonMode, check_scale
 from scorekit.scorers.replies import LANGUAGE_RULE, CountedReply, JudgeReply, YesNo
 
 __all__ = [

@@ -28,10 +28,10 @@ from collections import defaultdict
 from typing import Any
 
 from scorekit.errors import ConfigError
-from scorekit.messages import joined_text
-from scorekit.options import CompareTo, check_compare_to, reference_text
+from scorekit.inputs.messages import joined_text
 from scorekit.pipeline import NotScorable, Scorer, StepContext, create_scorer, not_scorable
-from scorekit.scorers.registry import ScorerEntry
+from scorekit.scorers.entry import ScorerEntry
+from scorekit.scorers.options import CompareTo, check_compare_to, reference_text
 from scorekit.text.elements import extract_elements
 from scorekit.text.language import detect_language
 

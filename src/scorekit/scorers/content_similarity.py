@@ -15,10 +15,16 @@ given), 11 (analyze returns ``{"similarity": ...}`` as the seed documents it).
 
 from __future__ import annotations
 
-from scorekit.messages import joined_text
-from scorekit.options import CompareTo, check_compare_to, check_flag, check_scale, reference_text
+from scorekit.inputs.messages import joined_text
 from scorekit.pipeline import Scorer, StepContext, create_scorer
-from scorekit.scorers.registry import ScorerEntry
+from scorekit.scorers.entry import ScorerEntry
+from scorekit.scorers.options import (
+    CompareTo,
+    check_compare_to,
+    check_flag,
+    check_scale,
+    reference_text,
+)
 from scorekit.text.dice import dice_similarity
 from scorekit.text.whitespace import collapse_whitespace
 

@@ -13,10 +13,10 @@ found, and the position is the rank in the sorted verdict list, as in Mastra.
 With ``scoring="expected"`` each verdict counts its ``p(yes)`` instead of 0 or 1
 (:func:`expected_context_precision_score`, :mod:`scorekit.scorers.expected`).
 
-Blank context pieces are dropped first (:class:`scorekit.context.Pieces`): the judge sees the
-others numbered from 0 and ranks only them; each verdict in the step result reports the piece's
-position in the context as given (``context_index``). A run whose pieces are all blank is
-``skipped``.
+Blank context pieces are dropped first (:class:`scorekit.inputs.retrieval_context.Pieces`): the
+judge sees the others numbered from 0 and ranks only them; each verdict in the step result reports
+the piece's position in the context as given (``context_index``). A run whose pieces are all blank
+is ``skipped``.
 
 Divergences (docs/divergences.md): 1, 4, 5, 6 (labels trimmed and lower-cased; any label other than
 yes/no is refused, row 23), 7 (an empty resolved context is ``skipped`` without a judge call;
@@ -32,12 +32,12 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from scorekit.context import ContextExtractor, ContextSource, Pieces, format_pieces
-from scorekit.judge.judge import Judge, to_judge
+from scorekit.inputs.messages import get_assistant_message, get_user_message
+from scorekit.inputs.retrieval_context import ContextExtractor, ContextSource, Pieces, format_pieces
+from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
+from scorekit.judge.model_option import to_judge
 from scorekit.judge.structured import SchemaSpec
-from scorekit.messages import get_assistant_message, get_user_message
-from scorekit.options import check_scale
 from scorekit.pipeline import (
     NotScorable,
     PromptStep,
@@ -46,9 +46,10 @@ from scorekit.pipeline import (
     create_scorer,
     not_scorable,
 )
-from scorekit.rounding import format_score, round_to_two_decimals
+from scorekit.rounding import js_number_text, round_to_two_decimals
+from scorekit.scorers.entry import ScorerEntry
 from scorekit.scorers.expected import LabelReader, Scoring, check_scoring, expected_weights, reading
-from scorekit.scorers.registry import ScorerEntry
+from scorekit.scorers.options import check_scale
 from scorekit.scorers.replies import LANGUAGE_RULE, CountedReply, JudgeReply, YesNo
 
 __all__ = [
@@ -286,8 +287,8 @@ def create_context_precision_scorer(
             get_user_message(ctx.run.input) or "",
             get_assistant_message(ctx.run.output) or "",
             ctx.results.analyze_step_result,
-            format_score(ctx.score or 0.0),
-            format_score(scale),
+            js_number_text(ctx.score or 0.0),
+            js_number_text(scale),
         )
 
     return (

@@ -20,14 +20,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from scorekit.context import ContextExtractor, format_pieces
+from scorekit.inputs.messages import ground_truth_text
+from scorekit.inputs.retrieval_context import ContextExtractor, format_pieces
 from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
-from scorekit.messages import ground_truth_text
-from scorekit.options import ReasonMode
 from scorekit.pipeline import Scorer, ScorerRun
 from scorekit.scorers import verdicts as recipe
 from scorekit.scorers.expected import Scoring, check_scoring
+from scorekit.scorers.options import ReasonMode
 from scorekit.scorers.replies import LANGUAGE_RULE, Claims, YesNo
 
 __all__ = [

@@ -16,11 +16,11 @@ judge's level distribution, ``Σ p(level) × weight(level)``, read from its toke
 log-probabilities (:mod:`scorekit.scorers.expected`); the penalties count the generated
 levels as before.
 
-Blank context pieces are dropped before anything else (:class:`scorekit.context.Pieces`): the
-judge sees the others numbered from 0, and each evaluation in the step result reports the
-piece's position in the context as given (``context_index``) and its text (``context_piece``,
-our copy: the judge is not asked to copy it back). A run whose pieces are all blank is
-``skipped``.
+Blank context pieces are dropped before anything else
+(:class:`scorekit.inputs.retrieval_context.Pieces`): the judge sees the others numbered from 0, and
+each evaluation in the step result reports the piece's position in the context as given
+(``context_index``) and its text (``context_piece``, our copy: the judge is not asked to copy it
+back). A run whose pieces are all blank is ``skipped``.
 
 Divergences (docs/divergences.md): 1 (keyword options, each penalty defaults on its own), 4
 (``scale`` validated), 5 (never NaN), 6 (labels trimmed and lower-cased), 7 (an empty resolved
@@ -44,13 +44,13 @@ from pydantic import BeforeValidator, Field
 from pydantic.alias_generators import to_snake
 from pydantic.json_schema import SkipJsonSchema
 
-from scorekit.context import ContextExtractor, ContextSource, Pieces
 from scorekit.errors import ConfigError
-from scorekit.judge.judge import Judge, to_judge
+from scorekit.inputs.messages import get_assistant_message, get_user_message
+from scorekit.inputs.retrieval_context import ContextExtractor, ContextSource, Pieces
+from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
+from scorekit.judge.model_option import to_judge
 from scorekit.judge.structured import SchemaSpec
-from scorekit.messages import get_assistant_message, get_user_message
-from scorekit.options import ReasonMode, check_reason, check_scale
 from scorekit.pipeline import (
     LocalResult,
     NotScorable,
@@ -61,8 +61,9 @@ from scorekit.pipeline import (
     local_result,
     not_scorable,
 )
-from scorekit.rounding import format_score, round_to_two_decimals
+from scorekit.rounding import js_number_text, round_to_two_decimals
 from scorekit.scorers import context_relevance_prompts as prompts
+from scorekit.scorers.entry import ScorerEntry
 from scorekit.scorers.expected import (
     LabelReader,
     Scoring,
@@ -70,7 +71,7 @@ from scorekit.scorers.expected import (
     expected_weights,
     reading,
 )
-from scorekit.scorers.registry import ScorerEntry
+from scorekit.scorers.options import ReasonMode, check_reason, check_scale
 from scorekit.scorers.replies import CountedReply, JudgeReply, normalise_label
 
 __all__ = [
@@ -306,7 +307,7 @@ def _judgement_lines(analysis: ContextRelevanceAnalysis) -> list[str]:
     for e in sorted(analysis.evaluations, key=lambda e: e.context_index):
         expected = getattr(e, "expected_weight", None)  # scoring="expected" only
         weight = (
-            f" (expected weight {format_score(round_to_two_decimals(expected))})"
+            f" (expected weight {js_number_text(round_to_two_decimals(expected))})"
             if expected is not None
             else ""
         )
@@ -323,11 +324,11 @@ def _penalty_lines(
     missing = len(analysis.missing_context)
     return [
         f"unused high-relevance pieces: {parts.unused_high} × "
-        f"{format_score(rates.unused_high_relevance_context)} = "
-        f"{format_score(round_to_two_decimals(parts.usage_penalty))}",
-        f"missing context: {missing} item(s) × {format_score(rates.missing_context_per_item)}, "
-        f"capped at {format_score(rates.max_missing_context_penalty)} = "
-        f"{format_score(round_to_two_decimals(parts.missing_penalty))}",
+        f"{js_number_text(rates.unused_high_relevance_context)} = "
+        f"{js_number_text(round_to_two_decimals(parts.usage_penalty))}",
+        f"missing context: {missing} item(s) × {js_number_text(rates.missing_context_per_item)}, "
+        f"capped at {js_number_text(rates.max_missing_context_penalty)} = "
+        f"{js_number_text(round_to_two_decimals(parts.missing_penalty))}",
     ]
 
 
@@ -337,17 +338,17 @@ def _template_reason(
     rates: ContextRelevancePenalties,
 ) -> str:
     """Write the reason without a judge call (English; pieces numbered from 1)."""
-    score = format_score(parts.score)
+    score = js_number_text(parts.score)
     text = f"The score is {score} because " + "; ".join(_judgement_lines(analysis)) + "."
     if parts.unused_high:
         text += (
             f" {parts.unused_high} high-relevance piece(s) went unused "
-            f"(penalty {format_score(round_to_two_decimals(parts.usage_penalty))})."
+            f"(penalty {js_number_text(round_to_two_decimals(parts.usage_penalty))})."
         )
     if analysis.missing_context:
         text += (
             f" Missing context (penalty "
-            f"{format_score(round_to_two_decimals(parts.missing_penalty))}): "
+            f"{js_number_text(round_to_two_decimals(parts.missing_penalty))}): "
             + "; ".join(analysis.missing_context)
             + "."
         )
@@ -463,8 +464,8 @@ def create_context_relevance_scorer_llm(
             return local_result(_template_reason(analysis, parts, rates))
         return prompts.reason_prompt(
             get_user_message(ctx.run.input) or "",
-            format_score(parts.score),
-            format_score(scale),
+            js_number_text(parts.score),
+            js_number_text(scale),
             _judgement_lines(analysis),
             _penalty_lines(analysis, parts, rates),
             analysis.missing_context,

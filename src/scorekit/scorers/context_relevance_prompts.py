@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from scorekit.context import format_pieces
+from scorekit.inputs.retrieval_context import format_pieces
 
 __all__ = ["INSTRUCTIONS", "analyze_prompt", "reason_prompt"]
 

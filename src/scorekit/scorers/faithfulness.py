@@ -9,9 +9,9 @@ faithfulness)::
 
 ``unsure`` counts as unsupported. The context is the ``context`` option, else the run's own
 context (``scorer.run(context=...)``, an item's context in ``run_evals``), else the results of
-the completed tool calls in the output (:func:`scorekit.context.tool_result_context`). Blank
-pieces are dropped first, wherever they come from; a run whose pieces are all blank is
-``skipped`` (row 78).
+the completed tool calls in the output
+(:func:`scorekit.inputs.retrieval_context.tool_result_context`). Blank pieces are dropped first,
+wherever they come from; a run whose pieces are all blank is ``skipped`` (row 78).
 
 Divergences (docs/divergences.md): 1, 4, 5, 6 (labels trimmed and lower-cased — Mastra counts only
 an exact ``"yes"``; other labels are refused), 7 (no context: ``skipped`` without a judge call),
@@ -26,14 +26,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from scorekit.context import ContextSource, Pieces, tool_result_context
+from scorekit.inputs.retrieval_context import ContextSource, Pieces, tool_result_context
 from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
-from scorekit.options import ReasonMode, check_scale
 from scorekit.pipeline import Scorer, ScorerRun
 from scorekit.scorers import verdicts as recipe
 from scorekit.scorers.answer_claims import ANSWER_CLAIMS, claims_in_context
 from scorekit.scorers.expected import Scoring, check_scoring
+from scorekit.scorers.options import ReasonMode, check_scale
 from scorekit.scorers.replies import LANGUAGE_RULE, YesNoUnsure
 
 __all__ = [

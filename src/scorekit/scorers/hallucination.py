@@ -26,14 +26,14 @@ from typing import ClassVar
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
-from scorekit.context import ContextExtractor
+from scorekit.inputs.retrieval_context import ContextExtractor
 from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
-from scorekit.options import ReasonMode
 from scorekit.pipeline import Scorer
 from scorekit.scorers import verdicts as recipe
 from scorekit.scorers.answer_claims import ANSWER_CLAIMS, claims_in_context
 from scorekit.scorers.expected import Scoring, check_scoring
+from scorekit.scorers.options import ReasonMode
 from scorekit.scorers.replies import LANGUAGE_RULE, JudgeReply, YesNo
 
 __all__ = [

@@ -28,10 +28,10 @@ from __future__ import annotations
 from typing import Any
 
 from scorekit.errors import ConfigError
-from scorekit.messages import joined_text
-from scorekit.options import CompareTo, check_compare_to, reference_text
+from scorekit.inputs.messages import joined_text
 from scorekit.pipeline import NotScorable, Scorer, StepContext, create_scorer, not_scorable
-from scorekit.scorers.registry import ScorerEntry
+from scorekit.scorers.entry import ScorerEntry
+from scorekit.scorers.options import CompareTo, check_compare_to, reference_text
 from scorekit.text.keywords import extract_keywords
 from scorekit.text.language import (
     LANGUAGE_NAMES,

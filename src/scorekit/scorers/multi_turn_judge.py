@@ -39,10 +39,10 @@ from typing import Any
 from pydantic import StrictBool
 
 from scorekit.errors import ConfigError
-from scorekit.judge.judge import Judge, to_judge
+from scorekit.inputs.messages import message_role, message_text, messages_of
+from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
-from scorekit.messages import message_role, message_text, messages_of
-from scorekit.options import check_scale
+from scorekit.judge.model_option import to_judge
 from scorekit.pipeline import (
     NotScorable,
     PromptStep,
@@ -51,7 +51,8 @@ from scorekit.pipeline import (
     create_scorer,
     not_scorable,
 )
-from scorekit.scorers.registry import ScorerEntry
+from scorekit.scorers.entry import ScorerEntry
+from scorekit.scorers.options import check_scale
 from scorekit.scorers.replies import JudgeReply
 
 __all__ = [
@@ -116,8 +117,8 @@ def assistant_turns(output: Any) -> list[str]:
     """Return the assistant's turns of a run output, trimmed, in order; blank ones dropped.
 
     A string is one turn. In a list of messages, each bare string and each message whose role
-    is ``assistant`` is a turn (its text as :func:`scorekit.messages.message_text` reads it, so a
-    tool-call-only message has none); user and system messages are left out. A single message
+    is ``assistant`` is a turn (its text as :func:`scorekit.inputs.messages.message_text` reads it,
+    so a tool-call-only message has none); user and system messages are left out. A single message
     mapping with role ``assistant`` or no role is one turn.
 
     Raises:

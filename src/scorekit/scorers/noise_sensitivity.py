@@ -44,13 +44,14 @@ from pydantic import BeforeValidator, Field, model_validator
 from pydantic.alias_generators import to_snake
 
 from scorekit.errors import ConfigError
-from scorekit.judge.judge import Judge, to_judge
+from scorekit.inputs.messages import get_assistant_message, get_user_message
+from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
-from scorekit.messages import get_assistant_message, get_user_message
+from scorekit.judge.model_option import to_judge
 from scorekit.pipeline import PromptStep, Scorer, StepContext, create_scorer
-from scorekit.rounding import format_score, round_to_two_decimals
+from scorekit.rounding import js_number_text, round_to_two_decimals
 from scorekit.scorers import noise_sensitivity_prompts as prompts
-from scorekit.scorers.registry import ScorerEntry
+from scorekit.scorers.entry import ScorerEntry
 from scorekit.scorers.replies import JudgeReply, normalise_label
 
 __all__ = [
@@ -367,7 +368,7 @@ def create_noise_sensitivity_scorer_llm(
         analysis: NoiseAnalysis = ctx.results.analyze_step_result
         return prompts.reason_prompt(
             get_user_message(ctx.run.input) or "",
-            format_score(ctx.score or 0.0),
+            js_number_text(ctx.score or 0.0),
             [
                 f"{d.dimension}: {d.impact_level} ({d.specific_changes})"
                 for d in analysis.dimensions

@@ -11,7 +11,7 @@ import numbers
 from typing import Any, Literal, get_args
 
 from scorekit.errors import ConfigError
-from scorekit.messages import joined_text
+from scorekit.inputs.messages import joined_text
 
 __all__ = [
     "CompareTo",

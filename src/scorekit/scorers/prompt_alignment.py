@@ -15,10 +15,10 @@ In ``both`` mode the judge is shown both prompts, so its four aspect scores alre
 system prompt; the user weights are kept, as Mastra computes them (parity, documented).
 
 The user prompt is the first user message of the input, the system prompt every system message
-of the input joined with a blank line (:func:`scorekit.messages.get_combined_system_prompt`),
+of the input joined with a blank line (:func:`scorekit.inputs.messages.get_combined_system_prompt`),
 the response the last assistant message with text. With ``include_conversation_history`` the
 latest remembered messages of an agent run input are shown too, as context for referential
-prompts (:func:`scorekit.messages.get_conversation_history`).
+prompts (:func:`scorekit.inputs.messages.get_conversation_history`).
 
 Divergences (docs/divergences.md): 1, 4 (``scale`` validated), 5, 10; row 43 (an aspect
 score outside [0, 1] is a schema violation: repaired once, then ``error``; Mastra uses it
@@ -36,19 +36,20 @@ from typing import Annotated, Any, Literal, get_args
 from pydantic import Field
 
 from scorekit.errors import ConfigError
-from scorekit.judge.judge import Judge, to_judge
-from scorekit.judge.model import JudgeModel
-from scorekit.messages import (
+from scorekit.inputs.messages import (
     get_assistant_message,
     get_combined_system_prompt,
     get_conversation_history,
     get_user_message,
 )
-from scorekit.options import check_scale
+from scorekit.judge.judge import Judge
+from scorekit.judge.model import JudgeModel
+from scorekit.judge.model_option import to_judge
 from scorekit.pipeline import PromptStep, Scorer, ScorerRun, StepContext, create_scorer
-from scorekit.rounding import format_score, round_to_two_decimals
+from scorekit.rounding import js_number_text, round_to_two_decimals
 from scorekit.scorers import prompt_alignment_prompts as prompts
-from scorekit.scorers.registry import ScorerEntry
+from scorekit.scorers.entry import ScorerEntry
+from scorekit.scorers.options import check_scale
 from scorekit.scorers.replies import JudgeReply
 
 __all__ = [
@@ -300,17 +301,17 @@ def _breakdown(analysis: PromptAlignmentAnalysis, mode: EvaluationMode) -> list[
     missing = ", ".join(analysis.completeness.missing_elements) or "nothing"
     fit = analysis.response_appropriateness
     return [
-        f"intent alignment ({format_score(weights.intent)}): {format_score(intent.score)}; "
+        f"intent alignment ({js_number_text(weights.intent)}): {js_number_text(intent.score)}; "
         f'primary intent "{intent.primary_intent}", '
         f"{'addressed' if intent.is_addressed else 'not addressed'}; {intent.reasoning}",
-        f"requirements fulfillment ({format_score(weights.requirements)}): "
-        f"{format_score(reqs.overall_score)}; {done} of {len(reqs.requirements)} met"
+        f"requirements fulfillment ({js_number_text(weights.requirements)}): "
+        f"{js_number_text(reqs.overall_score)}; {done} of {len(reqs.requirements)} met"
         + (f" ({checks})" if checks else ""),
-        f"completeness ({format_score(weights.completeness)}): "
-        f"{format_score(analysis.completeness.score)}; missing: {missing}; "
+        f"completeness ({js_number_text(weights.completeness)}): "
+        f"{js_number_text(analysis.completeness.score)}; missing: {missing}; "
         f"{analysis.completeness.reasoning}",
-        f"response appropriateness ({format_score(weights.appropriateness)}): "
-        f"{format_score(fit.score)}; format {'fits' if fit.format_alignment else 'does not fit'},"
+        f"response appropriateness ({js_number_text(weights.appropriateness)}): "
+        f"{js_number_text(fit.score)}; format {'fits' if fit.format_alignment else 'does not fit'},"
         f" tone {'fits' if fit.tone_alignment else 'does not fit'}; {fit.reasoning}",
     ]
 
@@ -381,8 +382,8 @@ def create_prompt_alignment_scorer_llm(
             mode,
             get_user_message(ctx.run.input) or "",
             get_combined_system_prompt(ctx.run.input),
-            format_score(_analysis_score(analysis, mode, scale)),
-            format_score(scale),
+            js_number_text(_analysis_score(analysis, mode, scale)),
+            js_number_text(scale),
             _breakdown(analysis, mode),
             analysis.overall_assessment,
         )

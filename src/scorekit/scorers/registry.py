@@ -17,10 +17,10 @@ A name reaches a scorer in one of three ways (:func:`get_entry`):
 
 :func:`build_scorer` builds any of them from keyword options: LLM scorers get their judge from
 ``model=``, and a context scorer given no context judges each item's own
-(:func:`scorekit.context.item_context`). The scorer it returns carries a :class:`ScorerSpec`
-(the name, the options and the judge's :class:`~scorekit.judge.spec.JudgeSpec`) and pickles as
-that spec, so it is built again on the other side: that is how a scorer reaches a worker
-process.
+(:func:`scorekit.inputs.retrieval_context.item_context`). The scorer it returns carries a
+:class:`ScorerSpec` (the name, the options and the judge's :class:`~scorekit.judge.spec.JudgeSpec`)
+and pickles as that spec, so it is built again on the other side: that is how a scorer reaches a
+worker process.
 
 Nothing is loaded on import (style.md rule 13): the built-in modules are imported, and the
 entry points read, by the first lookup that needs them. A built-in name wins over an entry
@@ -36,22 +36,25 @@ import difflib
 import functools
 import importlib
 import inspect
+import pkgutil
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
-from typing import Any, Literal, get_args
+from types import ModuleType
+from typing import Any
 
 from pydantic import BaseModel
 
-from scorekit.context import item_context
 from scorekit.errors import ConfigError, ScorekitError
 from scorekit.import_path import import_path
+from scorekit.inputs.retrieval_context import item_context
 from scorekit.judge.judge import Judge
 from scorekit.judge.spec import JudgeSpec
 from scorekit.pipeline import Scorer
+from scorekit.scorers.entry import ScorerEntry, ScorerKind, ScorerOption, keyword_parameters
 
 __all__ = [
-    "BUILTIN_MODULES",
+    "BUILTIN_PACKAGES",
     "ENTRY_POINT_GROUP",
     "SCORERS",
     "ScorerEntry",
@@ -59,6 +62,7 @@ __all__ = [
     "ScorerOption",
     "ScorerSpec",
     "build_scorer",
+    "builtin_modules",
     "get_entry",
     "get_scorer_entry",
     "list_scorers",
@@ -67,73 +71,18 @@ __all__ = [
 ENTRY_POINT_GROUP = "scorekit.scorers"
 """The entry-point group other packages register their scorers under."""
 
-BUILTIN_MODULES = (
-    "scorekit.scorers.content_similarity",
-    "scorekit.scorers.completeness",
-    "scorekit.scorers.keyword_coverage",
-    "scorekit.scorers.textual_difference",
-    "scorekit.scorers.tone",
-    "scorekit.scorers.tool_call_accuracy",
-    "scorekit.scorers.trajectory_accuracy",
-    "scorekit.scorers.trajectory",
-    "scorekit.scorers.context_relevance",
-    "scorekit.scorers.context_precision",
-    "scorekit.scorers.context_recall",
-    "scorekit.scorers.faithfulness",
-    "scorekit.scorers.hallucination",
-    "scorekit.scorers.answer_relevancy",
-    "scorekit.scorers.answer_similarity",
-    "scorekit.scorers.bias",
-    "scorekit.scorers.toxicity",
-    "scorekit.scorers.prompt_alignment",
-    "scorekit.scorers.noise_sensitivity",
-    "scorekit.scorers.summarization",
-    "scorekit.scorers.tool_call_accuracy_llm",
-    "scorekit.scorers.multi_turn_judge",
-    "scorekit.scorers.rubric",
-    "scorekit.scorers.trajectory_accuracy_llm",
-    "scorekit.checks",
-)
-"""The modules declaring the built-in scorers, in listing order: each has an ``ENTRY``, or
-``ENTRIES`` (a tuple of entries, for a module of several small scorers such as the checks)."""
+BUILTIN_PACKAGES = ("scorekit.scorers", "scorekit.checks")
+"""The packages holding the built-in scorers. Every module of these packages (and each package
+itself) that declares ``ENTRY`` (a :class:`ScorerEntry`) or ``ENTRIES`` (a tuple of them) adds
+its scorers; a new scorer module is registered by declaring its entry, nowhere else."""
 
-ScorerKind = Literal["code", "llm"]
-"""``"code"``: deterministic; ``"llm"``: asks a judge, so it needs ``model=``."""
+_SKIPPED = frozenset({"scorekit.scorers.registry"})
+"""Modules of those packages never imported by the discovery (the registry itself)."""
 
 _NEEDS_JUDGE = (
     "scorer {name!r} needs a judge: pass --model provider/name, set SCOREKIT_MODEL, or give "
     "model: in the config"
 )
-
-
-@dataclass(frozen=True)
-class ScorerOption:
-    """One keyword option of a scorer factory, as ``scorekit scorers`` lists it.
-
-    Attributes:
-        name: the keyword (snake_case, docs/scorers.md).
-        default: its default, or ``None`` when it is required.
-        annotation: its type annotation, as text.
-        required: whether it has no default.
-    """
-
-    name: str
-    default: Any
-    annotation: str
-    required: bool
-
-
-def _parameters(factory: Callable[..., Any]) -> list[inspect.Parameter]:
-    """The factory's parameters that can be given by keyword."""
-    try:
-        signature = inspect.signature(factory)
-    except (TypeError, ValueError):  # a callable without a readable signature
-        return []
-    return [
-        param
-        for param in signature.parameters.values()
-        if param.kind in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY)
-    ]
 
 
 def _takes_any_keyword(factory: Callable[..., Any]) -> bool:
@@ -142,71 +91,6 @@ def _takes_any_keyword(factory: Callable[..., Any]) -> bool:
     except (TypeError, ValueError):
         return True
     return any(param.kind is param.VAR_KEYWORD for param in parameters)
-
-
-@dataclass(frozen=True)
-class ScorerEntry:
-    """A scorer in the registry: how to name it, what it is, and the factory that makes it.
-
-    Declare one per scorer module, at module level, next to the factory::
-
-        ENTRY = ScorerEntry(
-            name="brevity",
-            scorer_id=SCORER_ID,
-            factory=create_brevity_scorer,
-            kind="code",
-            summary="Whether the output stays under a word budget",
-        )
-
-    Attributes:
-        name: the short name used on the command line and in configs (``"content-similarity"``).
-        scorer_id: the id of the scorers it makes (``"content-similarity-scorer"``); ``""``
-            for an ad-hoc entry made from a bare factory, whose id is known once built.
-        factory: the ``create_*`` function; keyword options only, snake_case (docs/scorers.md).
-        kind: ``"code"`` (deterministic) or ``"llm"`` (needs a judge ``model``).
-        summary: one line on what it measures.
-        required: options the factory cannot do without although its signature gives them a
-            ``None`` default (so that leaving one out is a ``ConfigError`` naming it, not a
-            ``TypeError``); listed as required.
-    """
-
-    name: str
-    scorer_id: str
-    factory: Callable[..., Scorer]
-    kind: ScorerKind
-    summary: str
-    required: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name:
-            raise ConfigError("a ScorerEntry needs a non-empty name", field="name")
-        if self.kind not in get_args(ScorerKind):
-            raise ConfigError(
-                f"ScorerEntry {self.name!r}: kind must be 'code' or 'llm', not {self.kind!r}",
-                field="kind",
-            )
-        if not callable(self.factory):
-            raise ConfigError(
-                f"ScorerEntry {self.name!r}: factory must be callable", field="factory"
-            )
-
-    def options(self) -> list[ScorerOption]:
-        """The factory's keyword options with their defaults, read from its signature."""
-        found = []
-        for param in _parameters(self.factory):
-            required = param.default is inspect.Parameter.empty or param.name in self.required
-            annotation = param.annotation
-            found.append(
-                ScorerOption(
-                    param.name,
-                    None if required else param.default,
-                    annotation
-                    if isinstance(annotation, str)
-                    else getattr(annotation, "__name__", str(annotation)),
-                    required,
-                )
-            )
-        return found
 
 
 def _first_line(factory: Callable[..., Any]) -> str:
@@ -219,7 +103,7 @@ def _entry_of(value: Any, name: str, where: str) -> ScorerEntry:
     if isinstance(value, ScorerEntry):
         return value if value.name == name else dataclasses.replace(value, name=name)
     if callable(value):
-        takes = {param.name for param in _parameters(value)}
+        takes = {param.name for param in keyword_parameters(value)}
         return ScorerEntry(
             name=name,
             scorer_id="",
@@ -234,36 +118,71 @@ def _entry_of(value: Any, name: str, where: str) -> ScorerEntry:
 
 
 @functools.cache
+def builtin_modules() -> tuple[str, ...]:
+    """The modules of :data:`BUILTIN_PACKAGES` that declare built-in scorers, in listing order.
+
+    Each package and its modules are imported (the first call only) and kept when they declare
+    ``ENTRY`` or ``ENTRIES``: scorer modules by name, code scorers first, then each package
+    whose own ``__init__`` declares ``ENTRIES`` (the checks).
+    """
+    declaring: list[tuple[int, str]] = []
+    for package_name in BUILTIN_PACKAGES:
+        package = importlib.import_module(package_name)
+        if _declares(package):
+            declaring.append((2, package_name))
+        for info in pkgutil.iter_modules(package.__path__, prefix=f"{package_name}."):
+            if info.name in _SKIPPED or info.ispkg:
+                continue
+            module = importlib.import_module(info.name)
+            if _declares(module):
+                entries = _entries(module)
+                declaring.append((0 if entries[0].kind == "code" else 1, info.name))
+    return tuple(name for _, name in sorted(declaring))
+
+
+def _declares(module: ModuleType) -> bool:
+    return hasattr(module, "ENTRY") or hasattr(module, "ENTRIES")
+
+
+def _entries(module: ModuleType) -> tuple[ScorerEntry, ...]:
+    entries: tuple[object, ...] = getattr(module, "ENTRIES", None) or (module.ENTRY,)
+    for entry in entries:
+        if not isinstance(entry, ScorerEntry):
+            raise TypeError(f"{module.__name__}: ENTRY / ENTRIES must be ScorerEntry values")
+    return entries  # type: ignore[return-value]
+
+
+@functools.cache
 def _builtins() -> dict[str, ScorerEntry]:
     found: dict[str, ScorerEntry] = {}
-    for module_name in BUILTIN_MODULES:
-        module = importlib.import_module(module_name)
-        entries: tuple[object, ...] = getattr(module, "ENTRIES", None) or (
-            getattr(module, "ENTRY", None),
-        )
-        for entry in entries:
-            if not isinstance(entry, ScorerEntry):
-                raise TypeError(
-                    f"{module_name} declares no ENTRY = ScorerEntry(...) nor ENTRIES = (...)"
-                )
-            found[entry.name] = entry
+    for module_name in builtin_modules():
+        for entry in _entries(importlib.import_module(module_name)):
+            for name in (entry.name, *entry.aliases):
+                if name in found:
+                    raise TypeError(f"two built-in scorers are named {name!r}")
+                found[name] = entry
     return found
+
+
+def _canonical() -> dict[str, ScorerEntry]:
+    """The built-ins by their short names only (aliases left out), in listing order."""
+    return {name: entry for name, entry in _builtins().items() if name == entry.name}
 
 
 class _BuiltinTable(Mapping[str, ScorerEntry]):
     """The built-in scorers by short name, in listing order; read on first use."""
 
     def __getitem__(self, name: str) -> ScorerEntry:
-        return _builtins()[name]
+        return _canonical()[name]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(_builtins())
+        return iter(_canonical())
 
     def __len__(self) -> int:
-        return len(_builtins())
+        return len(_canonical())
 
     def __repr__(self) -> str:
-        return f"SCORERS({', '.join(_builtins())})"
+        return f"SCORERS({', '.join(_canonical())})"
 
 
 SCORERS: Mapping[str, ScorerEntry] = _BuiltinTable()
@@ -341,7 +260,7 @@ def get_entry(name: str) -> ScorerEntry:
             continue
         if plugin.scorer_id == name:
             return plugin
-    known = [*builtins, *(point for point in points if point not in builtins)]
+    known = [*_canonical(), *(point for point in points if point not in builtins)]
     close = difflib.get_close_matches(name, known, n=3)
     hint = f" Did you mean {', '.join(close)}?" if close else ""
     raise ConfigError(
@@ -361,13 +280,13 @@ def list_scorers() -> list[ScorerEntry]:
     """
     builtins = _builtins()
     return [
-        *builtins.values(),
+        *_canonical().values(),
         *(_plugin(name) for name in sorted(_entry_points()) if name not in builtins),
     ]
 
 
 def _check_options(name: str, entry: ScorerEntry, options: Mapping[str, Any]) -> None:
-    parameters = _parameters(entry.factory)
+    parameters = keyword_parameters(entry.factory)
     takes = [param.name for param in parameters]
     if not _takes_any_keyword(entry.factory):
         for option in options:
@@ -422,7 +341,7 @@ def build_scorer(name: str, /, **options: Any) -> Scorer:
     if entry.kind == "llm" and kwargs.get("model") is None:
         raise ConfigError(_NEEDS_JUDGE.format(name=name), field="model")
     _check_options(name, entry, kwargs)
-    takes = {param.name for param in _parameters(entry.factory)}
+    takes = {param.name for param in keyword_parameters(entry.factory)}
     if "context_extractor" in takes and not {"context", "context_extractor"} & kwargs.keys():
         kwargs["context_extractor"] = item_context
     judge: JudgeSpec | None = None
@@ -490,7 +409,7 @@ class ScorerSpec:
 
     :func:`build_scorer` attaches one to every scorer it builds; a scorer with a spec pickles
     as it. The options must pickle: plain data, or module-level functions (such as
-    :func:`~scorekit.context.item_context`), which pickle by reference.
+    :func:`~scorekit.inputs.retrieval_context.item_context`), which pickle by reference.
 
     Attributes:
         name: what was given to :func:`build_scorer` (short name, id, entry-point name or

@@ -35,11 +35,11 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from scorekit.errors import ConfigError
-from scorekit.judge.judge import Judge, to_judge
+from scorekit.inputs.messages import get_assistant_message, get_user_message
+from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
+from scorekit.judge.model_option import to_judge
 from scorekit.judge.structured import SchemaSpec
-from scorekit.messages import get_assistant_message, get_user_message
-from scorekit.options import check_scale
 from scorekit.pipeline import (
     NotScorable,
     PromptStep,
@@ -48,7 +48,8 @@ from scorekit.pipeline import (
     create_scorer,
     not_scorable,
 )
-from scorekit.scorers.registry import ScorerEntry
+from scorekit.scorers.entry import ScorerEntry
+from scorekit.scorers.options import check_scale
 from scorekit.scorers.replies import LANGUAGE_RULE, CountedReply, JudgeReply
 from scorekit.steps import ScorerRun
 from scorekit.text.whitespace import JS_WS_CLASS, js_trim

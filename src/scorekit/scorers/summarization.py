@@ -45,11 +45,11 @@ from pydantic import StrictBool, ValidationInfo, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from scorekit.errors import ConfigError
-from scorekit.judge.judge import Judge, to_judge
+from scorekit.inputs.messages import get_assistant_message, get_user_message, message_text
+from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
+from scorekit.judge.model_option import to_judge
 from scorekit.judge.structured import SchemaSpec
-from scorekit.messages import get_assistant_message, get_user_message, message_text
-from scorekit.options import check_scale
 from scorekit.pipeline import (
     LocalResult,
     NotScorable,
@@ -61,8 +61,9 @@ from scorekit.pipeline import (
     local_result,
     not_scorable,
 )
-from scorekit.rounding import format_score, round_to_two_decimals
-from scorekit.scorers.registry import ScorerEntry
+from scorekit.rounding import js_number_text, round_to_two_decimals
+from scorekit.scorers.entry import ScorerEntry
+from scorekit.scorers.options import check_scale
 from scorekit.scorers.replies import CountedReply, JudgeReply, item_limit
 
 __all__ = [
@@ -338,11 +339,11 @@ supports) and coverage (the share of the source's key questions the summary answ
 Summary:
 {summary}
 
-Alignment: {format_score(round_to_two_decimals(axes.alignment))}
+Alignment: {js_number_text(round_to_two_decimals(axes.alignment))}
 Claims the source does not support:
 {claims}
 
-Coverage: {format_score(round_to_two_decimals(axes.coverage))}
+Coverage: {js_number_text(round_to_two_decimals(axes.coverage))}
 Questions the summary does not answer:
 {questions}
 
@@ -502,7 +503,7 @@ def create_summarization_scorer(
         return summarization_score(axes_of(ctx), scale=scale)
 
     def reason_prompt(ctx: StepContext) -> str | LocalResult:
-        score = format_score(ctx.score or 0.0)
+        score = js_number_text(ctx.score or 0.0)
         judgement: SourceJudgement = ctx.results.preprocess_step_result
         if not judgement.alignment:
             return local_result(f"The score is {score} because the summary is empty.")
@@ -510,7 +511,7 @@ def create_summarization_scorer(
         return _reason_prompt(
             _summary(ctx.run.output),
             score,
-            format_score(scale),
+            js_number_text(scale),
             axes_of(ctx),
             [v.claim for v in judgement.alignment if not v.supported],
             [v.question for v in coverage.coverage if not v.answered],

@@ -21,10 +21,10 @@ from __future__ import annotations
 import re
 
 from scorekit.errors import ConfigError
-from scorekit.messages import joined_text
-from scorekit.options import CompareTo, check_compare_to, reference_text
+from scorekit.inputs.messages import joined_text
 from scorekit.pipeline import NotScorable, Scorer, StepContext, create_scorer, not_scorable
-from scorekit.scorers.registry import ScorerEntry
+from scorekit.scorers.entry import ScorerEntry
+from scorekit.scorers.options import CompareTo, check_compare_to, reference_text
 from scorekit.text.lcs import lcs_ratio
 from scorekit.text.whitespace import JS_WS_CLASS, collapse_whitespace
 

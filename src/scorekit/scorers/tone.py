@@ -36,9 +36,9 @@ from __future__ import annotations
 import re
 
 from scorekit.errors import ConfigError
-from scorekit.messages import joined_text
+from scorekit.inputs.messages import joined_text
 from scorekit.pipeline import NotScorable, Scorer, StepContext, create_scorer, not_scorable
-from scorekit.scorers.registry import ScorerEntry
+from scorekit.scorers.entry import ScorerEntry
 from scorekit.text.language import detect_language
 from scorekit.text.sentiment import comparative
 from scorekit.text.whitespace import js_trim

@@ -3,7 +3,7 @@
 Score: 0 or 1.
 
 Formula (Mastra evals 1.10.2 code tool-call-accuracy), with ``actual`` the names of the tools
-called in the output (:func:`scorekit.tool_calls.run_tool_calls`: Mastra agent messages and
+called in the output (:func:`scorekit.inputs.tool_calls.run_tool_calls`: Mastra agent messages and
 OpenAI-style ``tool_calls``), first rule that applies:
 
 1. no tool was called → 0;
@@ -26,10 +26,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from scorekit.errors import ConfigError
-from scorekit.options import check_flag
+from scorekit.inputs.tool_calls import run_tool_calls
 from scorekit.pipeline import Scorer, StepContext, create_scorer
-from scorekit.scorers.registry import ScorerEntry
-from scorekit.tool_calls import run_tool_calls
+from scorekit.scorers.entry import ScorerEntry
+from scorekit.scorers.options import check_flag
 
 __all__ = [
     "ENTRY",
@@ -199,7 +199,8 @@ def create_tool_call_accuracy_scorer_code(
 
 
 ENTRY = ScorerEntry(
-    name="code-tool-call-accuracy",
+    name="tool-call-accuracy-code",
+    aliases=("code-tool-call-accuracy",),
     scorer_id=SCORER_ID,
     factory=create_tool_call_accuracy_scorer_code,
     kind="code",

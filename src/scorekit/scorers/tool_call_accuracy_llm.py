@@ -1,7 +1,7 @@
 """Tool-Call Accuracy (LLM): whether the tools an agent called were the right ones.
 
 Score range ``[0, 1]`` (there is no ``scale``, as in Mastra); higher is better. The tool calls
-are read from the run's output (:func:`scorekit.tool_calls.run_tool_calls`, the same rules
+are read from the run's output (:func:`scorekit.inputs.tool_calls.run_tool_calls`, the same rules
 as the code scorer: Mastra ``toolInvocations`` and ``tool-invocation`` parts merged, states
 ``result`` / ``call`` / ``output-error``). A judge sees the user's request, the agent's answer,
 the calls numbered from 0 and the available tools, and returns one evaluation per call
@@ -42,16 +42,17 @@ from pydantic import Field, StrictBool, ValidationInfo, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from scorekit.errors import ConfigError
-from scorekit.judge.judge import Judge, to_judge
+from scorekit.inputs.messages import get_assistant_message, get_user_message
+from scorekit.inputs.tool_calls import run_tool_calls
+from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
+from scorekit.judge.model_option import to_judge
 from scorekit.judge.structured import SchemaSpec
-from scorekit.messages import get_assistant_message, get_user_message
 from scorekit.pipeline import PromptStep, Scorer, StepContext, create_scorer
-from scorekit.rounding import format_score, round_to_two_decimals
+from scorekit.rounding import js_number_text, round_to_two_decimals
 from scorekit.scorers import tool_call_accuracy_llm_prompts as prompts
-from scorekit.scorers.registry import ScorerEntry
+from scorekit.scorers.entry import ScorerEntry
 from scorekit.scorers.replies import EXPECTED_ITEMS, CountedReply, JudgeReply
-from scorekit.tool_calls import run_tool_calls
 
 __all__ = [
     "CALLED_TOOLS",
@@ -344,7 +345,7 @@ def create_tool_call_accuracy_scorer_llm(
         analysis: ToolCallAnalysis = ctx.results.analyze_step_result
         return prompts.reason_prompt(
             get_user_message(ctx.run.input) or "",
-            format_score(ctx.score if ctx.score is not None else 0.0),
+            js_number_text(ctx.score if ctx.score is not None else 0.0),
             _judgement_lines(analysis),
             analysis.missing_tools,
         )

@@ -24,11 +24,11 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from scorekit.judge.judge import Judge, to_judge
+from scorekit.inputs.messages import get_user_message
+from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
+from scorekit.judge.model_option import to_judge
 from scorekit.judge.structured import SchemaSpec
-from scorekit.messages import get_user_message
-from scorekit.options import check_scale
 from scorekit.pipeline import (
     NotScorable,
     PromptStep,
@@ -37,9 +37,10 @@ from scorekit.pipeline import (
     create_scorer,
     not_scorable,
 )
-from scorekit.rounding import format_score
+from scorekit.rounding import js_number_text
 from scorekit.scorers import verdicts as recipe
-from scorekit.scorers.registry import ScorerEntry
+from scorekit.scorers.entry import ScorerEntry
+from scorekit.scorers.options import check_scale
 from scorekit.scorers.replies import LANGUAGE_RULE, CountedReply, JudgeReply, YesNo, item_limit
 
 __all__ = [
@@ -205,8 +206,8 @@ def create_toxicity_scorer(*, model: str | JudgeModel | Judge, scale: float = 1.
         return _reason_prompt(
             get_user_message(ctx.run.input) or "",
             ctx.results.analyze_step_result,
-            format_score(ctx.score or 0.0),
-            format_score(scale),
+            js_number_text(ctx.score or 0.0),
+            js_number_text(scale),
         )
 
     return (

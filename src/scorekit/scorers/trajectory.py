@@ -1,14 +1,14 @@
 """Trajectory (code, unified): accuracy, efficiency, blacklist and tool failures in one score.
 
 Score range ``[0, 1]``; higher is better. The run's output is a trajectory, or messages whose
-tool calls form one (:func:`scorekit.trajectories.trajectory_of`). What it is checked against is
-an *expectation* (Mastra ``TrajectoryExpectation``): the factory's ``defaults``, overridden key by
-key by the run's ``expected_trajectory`` (the run's ``steps`` replace the default steps whole).
-Each configured part gives a sub-result (helpers of :mod:`scorekit.trajectories` and
-:mod:`scorekit.trajectory_checks`, Mastra evals 1.10.2 ``createTrajectoryScorerCode``,
-mastra-scorers.md §3.7, §3.9):
+tool calls form one (:func:`scorekit.inputs.trajectories.trajectory_of`). What it is checked
+against is an *expectation* (Mastra ``TrajectoryExpectation``): the factory's ``defaults``,
+overridden key by key by the run's ``expected_trajectory`` (the run's ``steps`` replace the default
+steps whole). Each configured part gives a sub-result (helpers of
+:mod:`scorekit.inputs.trajectories` and :mod:`scorekit.scorers.trajectory_criteria`, Mastra evals
+1.10.2 ``createTrajectoryScorerCode``, mastra-scorers.md §3.7, §3.9):
 
-* ``accuracy``: when ``steps`` is set, :func:`~scorekit.trajectories.compare_trajectories`
+* ``accuracy``: when ``steps`` is set, :func:`~scorekit.inputs.trajectories.compare_trajectories`
   with ``ordering`` (``relaxed``) and ``allow_repeated_steps`` (true);
 * ``efficiency``: when any of ``max_steps``, ``max_total_tokens``, ``max_total_duration_ms``,
   ``no_redundant_calls`` is set (``no_redundant_calls`` then defaults to true);
@@ -45,17 +45,17 @@ from typing import Any, TypedDict
 from typing_extensions import NotRequired
 
 from scorekit.errors import ConfigError
-from scorekit.pipeline import NotScorable, Scorer, StepContext, create_scorer, not_scorable
-from scorekit.rounding import format_score, round_to_two_decimals_without_epsilon
-from scorekit.scorers.registry import ScorerEntry
-from scorekit.trajectories import (
+from scorekit.inputs.trajectories import (
     TOOL_STEP_TYPES,
     Comparison,
     compare_trajectories,
     read_expectation,
     trajectory_of,
 )
-from scorekit.trajectory_checks import (
+from scorekit.pipeline import NotScorable, Scorer, StepContext, create_scorer, not_scorable
+from scorekit.rounding import js_number_text, round_to_two_decimals_without_epsilon
+from scorekit.scorers.entry import ScorerEntry
+from scorekit.scorers.trajectory_criteria import (
     Blacklist,
     Efficiency,
     ToolFailures,
@@ -289,7 +289,7 @@ def trajectory_reason(result: Mapping[str, Any], score: float) -> str:
 
     Lines joined by ``\\n``: the score, then the blacklist violation, or a line per part.
     """
-    lines = [f"Score: {format_score(score)}"]
+    lines = [f"Score: {js_number_text(score)}"]
     blacklist = result.get("blacklist")
     if blacklist is not None and blacklist["score"] == 0:
         found = []
@@ -317,23 +317,25 @@ def trajectory_reason(result: Mapping[str, Any], score: float) -> str:
         ):
             if accuracy[key]:
                 details.append(f"{label}: {', '.join(accuracy[key])}")
-        lines.append(f"Accuracy ({format_score(accuracy['score'])}): {'. '.join(details)}.")
+        lines.append(f"Accuracy ({js_number_text(accuracy['score'])}): {'. '.join(details)}.")
     efficiency = result.get("efficiency")
     if efficiency is not None:
         details = []
         if efficiency["over_step_budget"]:
             details.append(f"over step budget ({efficiency['total_steps']} steps)")
         if efficiency["over_token_budget"]:
-            details.append(f"over token budget ({format_score(efficiency['total_tokens'])} tokens)")
+            details.append(
+                f"over token budget ({js_number_text(efficiency['total_tokens'])} tokens)"
+            )
         if efficiency["over_duration_budget"]:
             details.append(
-                f"over duration budget ({format_score(efficiency['total_duration_ms'])}ms)"
+                f"over duration budget ({js_number_text(efficiency['total_duration_ms'])}ms)"
             )
         if efficiency["redundant_calls"]:
             calls = ", ".join(call["name"] for call in efficiency["redundant_calls"])
             details.append(f"redundant calls: {calls}")
         text = ". ".join(details) if details else "all budgets met, no redundant calls"
-        lines.append(f"Efficiency ({format_score(efficiency['score'])}): {text}.")
+        lines.append(f"Efficiency ({js_number_text(efficiency['score'])}): {text}.")
     failures = result["tool_failures"]
     if failures["patterns"]:
         details = []
@@ -341,9 +343,9 @@ def trajectory_reason(result: Mapping[str, Any], score: float) -> str:
             details.append(f"{failures['total_retries']} total retries")
         if failures["excessive_retry_tools"]:
             details.append(f"excessive retries: {', '.join(failures['excessive_retry_tools'])}")
-        lines.append(f"Tool failures ({format_score(failures['score'])}): {'. '.join(details)}.")
+        lines.append(f"Tool failures ({js_number_text(failures['score'])}): {'. '.join(details)}.")
     if nested:
-        scores = ", ".join(f"{r['step_name']}: {format_score(r['score'])}" for r in nested)
+        scores = ", ".join(f"{r['step_name']}: {js_number_text(r['score'])}" for r in nested)
         lines.append(f"Nested scores: {scores}.")
     return "\n".join(lines)
 

@@ -1,8 +1,8 @@
 """Trajectory Accuracy (code): how well the agent's steps follow an expected trajectory.
 
 Score range ``[0, 1]``; higher is better. The run's output is a trajectory, or messages whose
-tool calls form one (:func:`scorekit.trajectories.trajectory_of`). Its top-level steps are
-compared with the expected steps by :func:`scorekit.trajectories.compare_trajectories`
+tool calls form one (:func:`scorekit.inputs.trajectories.trajectory_of`). Its top-level steps are
+compared with the expected steps by :func:`scorekit.inputs.trajectories.compare_trajectories`
 (Mastra evals 1.10.2 ``createTrajectoryAccuracyScorerCode``, mastra-scorers.md §3.7–3.8)::
 
     strict     matched / n − 0.5 × max(0, m − n) / n
@@ -32,15 +32,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from scorekit.errors import ConfigError
-from scorekit.pipeline import NotScorable, Scorer, StepContext, create_scorer, not_scorable
-from scorekit.scorers.registry import ScorerEntry
-from scorekit.trajectories import (
+from scorekit.inputs.trajectories import (
     check_ordering,
     compare_trajectories,
     expected_steps_of,
     read_expectation,
     trajectory_of,
 )
+from scorekit.pipeline import NotScorable, Scorer, StepContext, create_scorer, not_scorable
+from scorekit.scorers.entry import ScorerEntry
 
 __all__ = [
     "ENTRY",
@@ -188,7 +188,8 @@ def create_trajectory_accuracy_scorer_code(
 
 
 ENTRY = ScorerEntry(
-    name="trajectory-accuracy",
+    name="trajectory-accuracy-code",
+    aliases=("trajectory-accuracy",),
     scorer_id=SCORER_ID,
     factory=create_trajectory_accuracy_scorer_code,
     kind="code",

@@ -1,7 +1,7 @@
 """Trajectory Accuracy (LLM): a judge's view of whether the agent's steps were the right ones.
 
 Score range ``[0, 1]``; higher is better. The run's output is a trajectory, or messages whose
-tool calls form one (:func:`scorekit.trajectories.trajectory_of`). The judge sees the user's
+tool calls form one (:func:`scorekit.inputs.trajectories.trajectory_of`). The judge sees the user's
 request, the agent's final answer (from the trajectory's ``rawOutput``), the steps numbered from
 1 (sub-steps indented under their parent) and the expected steps, if any; it evaluates each
 top-level step (necessary? in order?) and lists the missing and extra steps. Then (Mastra evals
@@ -33,16 +33,17 @@ from typing import Any, ClassVar
 
 from pydantic import Field, StrictBool
 
-from scorekit.judge.judge import Judge, to_judge
+from scorekit.inputs.messages import get_assistant_message, get_user_message
+from scorekit.inputs.trajectories import expected_steps_of, js_stringify, trajectory_of
+from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
+from scorekit.judge.model_option import to_judge
 from scorekit.judge.structured import SchemaSpec
-from scorekit.messages import get_assistant_message, get_user_message
 from scorekit.pipeline import PromptStep, Scorer, StepContext, create_scorer
-from scorekit.rounding import format_score, round_to_two_decimals
+from scorekit.rounding import js_number_text, round_to_two_decimals
 from scorekit.scorers import trajectory_accuracy_llm_prompts as prompts
-from scorekit.scorers.registry import ScorerEntry
+from scorekit.scorers.entry import ScorerEntry
 from scorekit.scorers.replies import EXPECTED_ITEMS, CountedReply, JudgeReply
-from scorekit.trajectories import expected_steps_of, js_stringify, trajectory_of
 
 __all__ = [
     "ENTRY",
@@ -297,7 +298,7 @@ def create_trajectory_accuracy_scorer_llm(
         ]
         return prompts.reason_prompt(
             get_user_message(ctx.run.input) or "",
-            format_score(ctx.score or 0.0),
+            js_number_text(ctx.score or 0.0),
             judgements,
             analysis.missing_steps,
             analysis.extra_steps,

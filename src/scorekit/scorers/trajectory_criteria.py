@@ -1,10 +1,10 @@
 """The efficiency, blacklist and tool-failure checks of trajectories (Mastra evals 1.10.2).
 
 Mastra ``scorers/utils.ts`` ``checkTrajectoryEfficiency``, ``checkTrajectoryBlacklist`` and
-``analyzeToolFailures`` (mastra-scorers.md §3.7), on trajectories as :mod:`scorekit.trajectories`
-reads them. Results are plain dicts with snake_case keys (docs/divergences.md row 10). Each check
-runs in time linear in the number of steps (the blacklist's sequence search is
-Knuth–Morris–Pratt), plus the size of the data it serialises.
+``analyzeToolFailures`` (mastra-scorers.md §3.7), on trajectories as
+:mod:`scorekit.inputs.trajectories` reads them. Results are plain dicts with snake_case keys
+(docs/divergences.md row 10). Each check runs in time linear in the number of steps (the
+blacklist's sequence search is Knuth–Morris–Pratt), plus the size of the data it serialises.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import Any, TypedDict
 
 from typing_extensions import NotRequired
 
+from scorekit.inputs.trajectories import TOOL_STEP_TYPES, is_number, js_stringify, walk_steps
 from scorekit.rounding import round_to_two_decimals
-from scorekit.trajectories import TOOL_STEP_TYPES, is_number, js_stringify, walk_steps
 
 __all__ = [
     "Blacklist",

@@ -35,12 +35,12 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar, Generic, TypeVar
 
-from scorekit.context import ContextExtractor, ContextSource, Pieces
-from scorekit.judge.judge import Judge, to_judge
+from scorekit.inputs.messages import get_assistant_message, get_user_message
+from scorekit.inputs.retrieval_context import ContextExtractor, ContextSource, Pieces
+from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
+from scorekit.judge.model_option import to_judge
 from scorekit.judge.structured import SchemaSpec
-from scorekit.messages import get_assistant_message, get_user_message
-from scorekit.options import ReasonMode, check_reason, check_scale
 from scorekit.pipeline import (
     LocalResult,
     NotScorable,
@@ -52,7 +52,8 @@ from scorekit.pipeline import (
     local_result,
     not_scorable,
 )
-from scorekit.rounding import format_score, round_to_two_decimals
+from scorekit.rounding import js_number_text, round_to_two_decimals
+from scorekit.scorers.entry import ScorerEntry
 from scorekit.scorers.expected import (
     LabelReader,
     Scoring,
@@ -61,7 +62,7 @@ from scorekit.scorers.expected import (
     expected_weights,
     reading,
 )
-from scorekit.scorers.registry import ScorerEntry
+from scorekit.scorers.options import ReasonMode, check_reason, check_scale
 from scorekit.scorers.replies import CountedReply, JudgeReply, item_limit
 
 __all__ = [
@@ -136,7 +137,7 @@ def template_reason(score: str, item_of: str, units: Sequence[str], labels: Sequ
     """The reason of a verdict scorer without a judge call: the verdicts the score came from.
 
     Args:
-        score: the score, formatted (:func:`scorekit.rounding.format_score`).
+        score: the score, formatted (:func:`scorekit.rounding.js_number_text`).
         item_of: what a unit is (``"claim"``, ``"statement"``).
         units: the judged units, in order.
         labels: their verdict labels, one per unit.
@@ -346,7 +347,7 @@ class ContextCheck:
     """Gives the run's context pieces."""
     missing: str
     """The reason of a run skipped because its context is empty (one whose pieces are all
-    blank gets :data:`scorekit.context.ALL_BLANK_REASON`)."""
+    blank gets :data:`scorekit.inputs.retrieval_context.ALL_BLANK_REASON`)."""
 
     async def pieces(self, run: ScorerRun) -> Pieces:
         """The run's context pieces, blank ones dropped."""
@@ -425,7 +426,7 @@ def verdict_scorer(
         return share_score(labels(reply), weights, scale=scale, denominator=count)
 
     def reason_step(ctx: StepContext) -> str | LocalResult:
-        score = format_score(ctx.score or 0.0)
+        score = js_number_text(ctx.score or 0.0)
         judged = units.judged(ctx)
         if not judged:
             return local_result(f"The score is {score} because {explain.no_units}")
@@ -444,7 +445,7 @@ def verdict_scorer(
                 reply,
                 lines,
                 score,
-                format_score(scale),
+                js_number_text(scale),
             )
         )
 
@@ -479,8 +480,8 @@ def grounded_scorer(
     The context is a fixed list (``context``) or what ``context_extractor(input, output)``
     returns per run (it wins); blank pieces are dropped; a run whose resolved context is empty
     is ``skipped`` with the reason ``recipe.no_context``, one whose pieces are all blank with
-    :data:`scorekit.context.ALL_BLANK_REASON`, without a judge call. Hallucination and Context
-    Recall are built so.
+    :data:`scorekit.inputs.retrieval_context.ALL_BLANK_REASON`, without a judge call. Hallucination
+    and Context Recall are built so.
 
     Args:
         recipe: the scorer's parts, ``no_context`` set.

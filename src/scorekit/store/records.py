@@ -17,6 +17,7 @@ from scorekit.results import Status
 from scorekit.usage import JudgeUsage
 
 __all__ = [
+    "ERROR_LIMITS_KEY",
     "ORIGIN_FIELDS",
     "RUN_SOURCES",
     "ResultRecord",
@@ -26,6 +27,7 @@ __all__ = [
     "ScoreRegression",
     "ScorerChange",
     "run_record",
+    "stored_error_limits",
     "utc",
 ]
 
@@ -271,3 +273,22 @@ class ScoreRegression:
     score_a: float
     score_b: float
     delta: float
+
+
+ERROR_LIMITS_KEY = "max_error_rate"
+"""The key of a stored run's ``config`` that holds its error-rate limits (scorer id → share)."""
+
+
+def stored_error_limits(config: Mapping[str, Any]) -> dict[str, float] | None:
+    """A stored run's error-rate limits (scorer id → share), ``None`` when it has none.
+
+    A run stored before the error-rate gate existed has none: its verdict did not use it.
+    """
+    raw = config.get(ERROR_LIMITS_KEY) if isinstance(config, Mapping) else None
+    if not isinstance(raw, Mapping):
+        return None
+    return {
+        str(sid): float(v)
+        for sid, v in raw.items()
+        if isinstance(v, (int, float)) and not isinstance(v, bool)
+    }

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from sqlalchemy import (
     and_,
@@ -37,15 +37,13 @@ from scorekit.store.records import (
     ScorerChange,
     ScoreRegression,
     run_record,
-    utc,
 )
-from scorekit.store.summaries import read_summaries, stored_summaries
+from scorekit.store.run_refs import find_run
+from scorekit.store.stored_summaries import read_summaries, stored_summaries
 from scorekit.store.tables import ensure_schema, results, runs
 from scorekit.summary import ScoreSummary
 
 __all__ = ["DEFAULT_DB_PATH", "Store", "resolve_url"]
-
-_CANDIDATES = 10  # runs an ambiguous reference lists
 
 
 class Store(Database):
@@ -156,7 +154,7 @@ class Store(Database):
         """Record how a run ended, and its totals: the summaries of its stored rows.
 
         The totals are computed here, from the rows, in the transaction that ends the run (see
-        :mod:`scorekit.store.summaries`), so every view reads the same numbers.
+        :mod:`scorekit.store.stored_summaries`), so every view reads the same numbers.
 
         Raises:
             StoreError: no such run, or the read or write failed.
@@ -244,36 +242,9 @@ class Store(Database):
         """
         try:
             with self._engine.connect() as conn:
-                if ref == "latest":
-                    found = list(
-                        conn.execute(select(runs).order_by(runs.c.started_at.desc()).limit(1))
-                    )
-                else:
-                    found = list(conn.execute(select(runs).where(runs.c.id == ref)))
-                    if not found and ref:
-                        escaped = ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-                        query = select(runs).where(
-                            runs.c.id.like(escaped + "%", escape="\\") | (runs.c.name == ref)
-                        )
-                        order = query.order_by(runs.c.started_at.desc(), runs.c.id)
-                        found = list(conn.execute(order.limit(_CANDIDATES + 1)))
+                return find_run(conn, ref, self.url)
         except SQLAlchemyError as exc:
             raise self._fail("reading a run", exc, ref) from exc
-        if not found:
-            raise StoreError(f"no run {ref!r} in {self.url}", url=self.url, run_id=ref)
-        if len(found) > 1:
-            listed = "; ".join(
-                f"{row.id[:8]} {row.name or '(no name)'} started "
-                f"{cast(datetime, utc(row.started_at)):%Y-%m-%d %H:%M:%S}"
-                for row in found[:_CANDIDATES]
-            )
-            more = " and more" if len(found) > _CANDIDATES else ""
-            raise StoreError(
-                f"{ref!r} matches several runs in {self.url}: {listed}{more}; give more of an id",
-                url=self.url,
-                run_id=ref,
-            )
-        return run_record(found[0])
 
     def done_pairs(self, run_id: str) -> dict[tuple[str, str], ResultRecord]:
         """Return the run's (item id, scorer id) pairs stored as ``ok`` or ``skipped``.
@@ -377,7 +348,7 @@ class Store(Database):
 
         The totals of an ended run (written from its rows by :meth:`finish_run`; they hold no
         scores but the default histogram), else its rows: a running or crashed run, or an
-        older row. Either way the rows' summaries (see :mod:`scorekit.store.summaries`).
+        older row. Either way the rows' summaries (see :mod:`scorekit.store.stored_summaries`).
 
         Raises:
             StoreError: no such run, or the read failed.
@@ -387,7 +358,7 @@ class Store(Database):
         return stored if stored is not None else self.scorer_stats(record.id)
 
     def results_frame(self, run_id: str, *, wide: bool = False) -> Any:
-        """A stored run's results as a pandas DataFrame (:func:`scorekit.frames.records_frame`).
+        """A stored run's results as a pandas DataFrame (``datasets.frames.records_frame``).
 
         Args:
             run_id: the run's id, a unique prefix, its name, or ``"latest"``.
@@ -398,7 +369,7 @@ class Store(Database):
             StoreError: no such run, or the read failed.
             ImportError: pandas is not installed (``pip install 'scorekit[pandas]'``).
         """
-        from scorekit.frames import records_frame
+        from scorekit.datasets.frames import records_frame
 
         return records_frame(self.results(self.get_run(run_id).id), wide=wide)
 

@@ -9,7 +9,7 @@ A result that is not ``ok`` never passes silently: ``skipped`` fails unless the 
 (``allow_skipped=True``), and ``error`` always fails (nothing was measured, and the cause is in
 the message; mark a test whose judge is known to be unreliable ``xfail`` instead).
 
-Under pytest, with scorekit's plugin active (:mod:`scorekit.pytest_plugin`), every call is
+Under pytest, with scorekit's plugin active (:mod:`scorekit.testing.plugin`), every call is
 also recorded in the session's stored run, its terminal summary and the JUnit properties. The
 plugin receives the calls through :func:`recording`, which code outside pytest may use too.
 Nothing here imports pytest.
@@ -35,9 +35,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scorekit._sync import run_sync
-from scorekit.errors import ConfigError
+from scorekit.errors import ConfigError, ScorekitError
 from scorekit.evals.gates import resolve_scorer_keys
-from scorekit.evals.item import score_item
+from scorekit.evals.per_item import score_item
 from scorekit.items import EvalItem
 from scorekit.pipeline import Scorer
 from scorekit.results import ScorerRunResult
@@ -133,7 +133,7 @@ def recording(sink: ScoreSink | None) -> Iterator[None]:
         _SINK.reset(token)
 
 
-class ScoreAssertionError(AssertionError):
+class ScoreAssertionError(ScorekitError, AssertionError):
     """A score was out of its bound, or a result was ``skipped`` or ``error``.
 
     Attributes:

@@ -47,8 +47,8 @@ import pytest
 if TYPE_CHECKING:
     from scorekit.judge.judge import Judge
     from scorekit.pipeline import Scorer
-    from scorekit.session_run import SessionScores
     from scorekit.testing import ScoreCheck
+    from scorekit.testing.session import SessionScores
 
 __all__ = [
     "pytest_addoption",
@@ -84,7 +84,7 @@ class _State:
 
     def session_scores(self) -> SessionScores:
         if self.scores is None:
-            from scorekit.session_run import SessionScores
+            from scorekit.testing.session import SessionScores
 
             self.scores = SessionScores()
         return self.scores
@@ -169,7 +169,7 @@ def _group(item: pytest.Item) -> tuple[str, dict[str, float]] | None:
     marker = item.get_closest_marker("scorekit")
     if marker is None:
         return None
-    from scorekit.session_run import check_thresholds_marker
+    from scorekit.testing.session import check_thresholds_marker
 
     thresholds = check_thresholds_marker(marker.kwargs.get("thresholds"), item.nodeid)
     callspec = getattr(item, "callspec", None)
@@ -265,7 +265,7 @@ def _short(text: Any) -> str:
 def _summary_lines(state: _State, width: int) -> list[str]:
     from rich.console import Console
 
-    from scorekit.console import summary_table
+    from scorekit.cli.console import summary_table
 
     scores = state.session_scores()
     buffer = io.StringIO()

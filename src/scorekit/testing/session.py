@@ -1,6 +1,6 @@
 """The scores of one pytest session: collected, merged across workers, gated, stored once.
 
-:mod:`scorekit.pytest_plugin` keeps one :class:`SessionScores` on the pytest config object.
+:mod:`scorekit.testing.plugin` keeps one :class:`SessionScores` on the pytest config object.
 Every :func:`~scorekit.testing.assert_score` call of a test becomes one item named by the
 test's node id (a second call in the same test ``<node id>#2``, as ``run_evals`` names a
 repeated id). Under pytest-xdist each worker keeps its own and hands it to the controller as
@@ -230,7 +230,7 @@ class SessionScores:
 
     def verdict(self) -> Literal["passed", "failed"]:
         """``failed`` when an assertion or a marker failed, or a scorer got no ``ok`` result."""
-        from scorekit.evals.gates import run_verdict
+        from scorekit.verdict import run_verdict
 
         if self.failed_checks() or self.marker_failures():
             return "failed"

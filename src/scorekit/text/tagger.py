@@ -30,7 +30,7 @@ from scorekit.text.lexicon import Lexicon, ending_guesses, lexicon, phrasal_verb
 from scorekit.text.postrules import apply_post_rules
 from scorekit.text.term import Term, gc_paused
 
-__all__ = ["tag_text"]
+__all__ = ["clauses", "set_tag", "tag_text", "tokenize"]
 
 _WORD_EDGE = re.compile(r"^([^\w']*)(.*?)([^\w']*)$", re.DOTALL)
 _TITLE = re.compile(r"^[^\W\d_a-z][a-z'\u2019]")

@@ -3,7 +3,7 @@
 Read the files the OpenTelemetry Collector's ``file`` exporter writes (or one OTLP JSON
 request; :mod:`scorekit.traces.otlp`), turn each trace into items — input and output messages
 from the root (or every span of a chosen kind), context documents from retriever spans, tool
-invocations and so the trajectory from tool spans (:mod:`scorekit.traces.items`,
+invocations and so the trajectory from tool spans (:mod:`scorekit.traces.trace_items`,
 :mod:`scorekit.traces.conventions`) — and score them into one stored run with source
 ``TRACE`` (:func:`score_traces`). Malformed or partial traces are reported per trace
 (:class:`TraceProblem`), never stopping the file. ``scorekit.traces.exporter`` (needs
@@ -18,7 +18,6 @@ Example::
 """
 
 from scorekit.traces.conventions import span_kind
-from scorekit.traces.items import trace_items
 from scorekit.traces.otlp import Span, TraceFile, TraceProblem, read_otlp_json
 from scorekit.traces.score import (
     TraceRunResult,
@@ -26,6 +25,7 @@ from scorekit.traces.score import (
     score_traces,
     score_traces_sync,
 )
+from scorekit.traces.trace_items import trace_items
 
 __all__ = [
     "Span",

@@ -23,7 +23,7 @@ GenAI ``gen_ai.retrieval.documents`` (JSON ``[{"id", "score", "content"}]``; ``t
 too).
 
 *Tool invocation* (:func:`tool_invocation`): in Mastra's shape
-(``{"toolCallId", "toolName", "args", "result", "state"}``, see :mod:`scorekit.tool_calls`),
+(``{"toolCallId", "toolName", "args", "result", "state"}``, see :mod:`scorekit.inputs.tool_calls`),
 from OpenInference ``tool.name`` with ``input.value`` / ``output.value`` (JSON parsed when it
 parses), or GenAI ``gen_ai.tool.name``, ``gen_ai.tool.call.id``,
 ``gen_ai.tool.call.arguments``, ``gen_ai.tool.call.result``. A span with status ``ERROR`` is

@@ -1,7 +1,7 @@
 """``score_traces``: score the traces of OTLP JSON files and store them as one ``TRACE`` run.
 
 The files are read (:mod:`scorekit.traces.otlp`), each trace becomes items
-(:mod:`scorekit.traces.items`), every item is scored by every scorer
+(:mod:`scorekit.traces.trace_items`), every item is scored by every scorer
 (:func:`scorekit.evals.score_item`: code scorers in worker threads under their time limit,
 judge calls concurrently) and, with a store, recorded as it finishes
 (:class:`~scorekit.evals.RunRecorder`, source ``TRACE``; the rows carry the trace and span
@@ -20,15 +20,15 @@ from typing import TYPE_CHECKING, Any
 
 from scorekit._sync import run_sync
 from scorekit.errors import ConfigError
-from scorekit.evals.item import DEFAULT_SCORER_TIMEOUT, check_scorers, score_item
-from scorekit.evals.local import check_scorer_timeout
+from scorekit.evals.per_item import DEFAULT_SCORER_TIMEOUT, check_scorers, score_item
 from scorekit.evals.recorder import RunRecorder
+from scorekit.evals.scorer_threads import check_scorer_timeout
 from scorekit.items import EvalItem, ItemResult
 from scorekit.pipeline import Scorer
 from scorekit.store.records import RunStatus
 from scorekit.summary import ScoreSummary
-from scorekit.traces.items import trace_items
 from scorekit.traces.otlp import TraceFile, TraceProblem, read_otlp_json
+from scorekit.traces.trace_items import trace_items
 from scorekit.usage import JudgeUsage
 
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ def load_trace_items(
 
     Args:
         source: an OTLP JSON file, or several.
-        target: ``"root"`` or a span kind (see :func:`~scorekit.traces.items.trace_items`).
+        target: ``"root"`` or a span kind (see :func:`~scorekit.traces.trace_items.trace_items`).
 
     Returns:
         (items, problems, number of traces).

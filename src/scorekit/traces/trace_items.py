@@ -10,7 +10,7 @@ one :class:`~scorekit.items.EvalItem`:
   message with text (else the last LLM span's under it), and whose ``toolInvocations`` are the
   tool calls under it in Mastra's shape: one per tool span, or, when the trace has no tool
   span, the calls the LLM spans asked for (state ``call``). Tool-call scorers read them, and
-  trajectory scorers extract the trajectory from them (:func:`scorekit.trajectories.
+  trajectory scorers extract the trajectory from them (:func:`scorekit.inputs.trajectories.
   extract_trajectory`), one ``tool_call`` step per call in start order;
 * ``context``: the documents of the retriever spans under it, in start order;
 * ``trace``: where it came from: the trace and span ids, ``entity_id`` the span's name,

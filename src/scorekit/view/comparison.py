@@ -24,10 +24,10 @@ from typing import Literal
 from sqlalchemy import ColumnElement, Connection, Join, and_, case, func, select
 from sqlalchemy.sql.selectable import NamedFromClause
 
-from scorekit.evals.gates import error_rate
 from scorekit.results import Status
 from scorekit.store.records import RunRecord
 from scorekit.store.tables import results
+from scorekit.verdict import error_rate
 from scorekit.view.paging import Page
 from scorekit.view.queries import run_summaries
 

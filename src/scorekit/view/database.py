@@ -21,12 +21,11 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from scorekit.errors import StoreError
 from scorekit.store.engines import Database, short_error
-from scorekit.store.records import RunRecord, run_record
+from scorekit.store.records import RunRecord
+from scorekit.store.run_refs import find_run
 from scorekit.store.tables import results, runs
 
 __all__ = ["ViewDatabase"]
-
-_CANDIDATES = 10  # runs an ambiguous reference lists
 
 
 class ViewDatabase(Database):
@@ -96,24 +95,4 @@ class ViewDatabase(Database):
         Raises:
             StoreError: no run matches, or several do (the message lists them).
         """
-        if ref == "latest":
-            found = list(conn.execute(select(runs).order_by(runs.c.started_at.desc()).limit(1)))
-        else:
-            found = list(conn.execute(select(runs).where(runs.c.id == ref)))
-            if not found and ref:
-                escaped = ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-                query = select(runs).where(
-                    runs.c.id.like(escaped + "%", escape="\\") | (runs.c.name == ref)
-                )
-                order = query.order_by(runs.c.started_at.desc(), runs.c.id)
-                found = list(conn.execute(order.limit(_CANDIDATES + 1)))
-        if not found:
-            raise StoreError(f"no run {ref!r} in {self.url}", url=self.url, run_id=ref)
-        if len(found) > 1:
-            listed = "; ".join(f"{row.id[:8]} {row.name or '(no name)'}" for row in found)
-            raise StoreError(
-                f"{ref!r} matches several runs: {listed}; give more of an id",
-                url=self.url,
-                run_id=ref,
-            )
-        return run_record(found[0])
+        return find_run(conn, ref, self.url)

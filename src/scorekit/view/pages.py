@@ -16,11 +16,10 @@ from sqlalchemy import Connection, select
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
-from scorekit.evals.gates import error_rate, scorer_failures
-from scorekit.evals.recorder import stored_error_limits
 from scorekit.report.histogram import bins_of
-from scorekit.store.records import RUN_SOURCES, RunRecord, run_record
+from scorekit.store.records import RUN_SOURCES, RunRecord, run_record, stored_error_limits
 from scorekit.store.tables import runs
+from scorekit.verdict import error_rate, scorer_failures
 from scorekit.view import params
 from scorekit.view.comparison import list_pairs, scorer_deltas
 from scorekit.view.database import ViewDatabase

@@ -3,7 +3,7 @@
 Every query runs in the database and returns one page: a run of 100,000 items is never read
 whole (``benchmarks/bench_view.py`` times the pages). The items of a run are the distinct
 ``item_id`` values of its result rows; an item's row in the items table shows each scorer's
-status and score. The score summaries are the store's (:mod:`scorekit.store.summaries`): the
+status and score. The score summaries are the store's (:mod:`scorekit.store.stored_summaries`): the
 totals of an ended run, else its rows, as every other view reads them.
 """
 
@@ -19,7 +19,7 @@ from sqlalchemy import ColumnElement, Connection, Text, cast, func, or_, select
 
 from scorekit.results import Status
 from scorekit.store.records import ResultRecord, RunRecord, run_record
-from scorekit.store.summaries import read_summaries, stored_summaries
+from scorekit.store.stored_summaries import read_summaries, stored_summaries
 from scorekit.store.tables import results, runs
 from scorekit.summary import ScoreSummary
 from scorekit.view.paging import Page

@@ -11,7 +11,7 @@ from datetime import datetime
 
 from jinja2 import Environment
 
-from scorekit.console import usage_text
+from scorekit.cli.console import usage_text
 from scorekit.report.formats import templates
 from scorekit.view.params import address
 

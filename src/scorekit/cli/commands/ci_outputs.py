@@ -2,7 +2,7 @@
 
 ``scorekit run ... --junit FILE`` writes one JUnit test suite for the run, with one test case
 per scorer: it fails when the scorer failed a gate of the verdict (no ``ok`` result, a mean
-below its threshold, too many errors; :func:`scorekit.evals.gates.scorer_failures`), and its
+below its threshold, too many errors; :func:`scorekit.verdict.scorer_failures`), and its
 statistics are test properties. ``--markdown FILE`` writes the summary table, the gates and
 the verdict as GitHub-flavoured Markdown, for a job to post on a pull request or to append to
 ``$GITHUB_STEP_SUMMARY``. Both read the run's one :class:`~scorekit.summary.ScoreSummary` per
@@ -15,11 +15,11 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
 
-from scorekit.console import format_score
 from scorekit.errors import ConfigError
-from scorekit.evals.gates import error_rate, format_rate
 from scorekit.evals.result import EvalRunResult
+from scorekit.notebook import score_text
 from scorekit.store.records import ScorerChange
+from scorekit.verdict import error_rate, format_rate
 
 __all__ = [
     "junit_xml",
@@ -61,10 +61,10 @@ def junit_xml(result: EvalRunResult) -> str:
         values: dict[str, str] = {
             **{str(status): str(n) for status, n in summary.counts.items()},
             "error_rate": format_rate(error_rate(summary)),
-            "mean": format_score(summary.mean),
-            "median": format_score(summary.median),
-            "min": format_score(summary.minimum),
-            "max": format_score(summary.maximum),
+            "mean": score_text(summary.mean),
+            "median": score_text(summary.median),
+            "min": score_text(summary.minimum),
+            "max": score_text(summary.maximum),
         }
         if sid in result.thresholds:
             values["threshold"] = f"{result.thresholds[sid]:g}"
@@ -112,10 +112,10 @@ def markdown_summary(result: EvalRunResult, *, store_url: str | None = None) -> 
             str(s.counts["skipped"]),
             str(s.counts["error"]),
             format_rate(error_rate(s)),
-            format_score(s.mean),
-            format_score(s.median),
-            format_score(s.minimum),
-            format_score(s.maximum),
+            score_text(s.mean),
+            score_text(s.median),
+            score_text(s.minimum),
+            score_text(s.maximum),
             "—" if minimum is None else f"{minimum:g}",
             gate,
         ]
@@ -185,10 +185,10 @@ def mean_regressions(changes: Sequence[ScorerChange], delta: float) -> list[str]
         if change.mean_a is None:
             continue
         if change.mean_b is None:
-            found.append(f"{change.scorer_id}: mean {format_score(change.mean_a)} → no mean")
+            found.append(f"{change.scorer_id}: mean {score_text(change.mean_a)} → no mean")
         elif change.delta is not None and change.delta < -delta:
             found.append(
-                f"{change.scorer_id}: mean {format_score(change.mean_a)} → "
-                f"{format_score(change.mean_b)} ({change.delta:+.4f}, more than {delta:g})"
+                f"{change.scorer_id}: mean {score_text(change.mean_a)} → "
+                f"{score_text(change.mean_b)} ({change.delta:+.4f}, more than {delta:g})"
             )
     return found

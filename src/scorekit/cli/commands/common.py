@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from scorekit import exit_codes
+from scorekit.cli import exit_codes
 from scorekit.errors import ScorekitError
 from scorekit.store import Store
 

@@ -11,8 +11,8 @@ from typing import Annotated
 
 import typer
 
-from scorekit import console
-from scorekit.commands.common import app, out
+from scorekit.cli import console
+from scorekit.cli.commands.common import app, out
 from scorekit.errors import ConfigError
 from scorekit.scorers.registry import ENTRY_POINT_GROUP, SCORERS, ScorerEntry, get_entry
 from scorekit.store.records import RUN_SOURCES, RunSource

@@ -1,13 +1,10 @@
-"""The ``scorekit`` command line: thin; it parses, calls the API and prints.
+"""``scorekit run``: a dataset with flags, or a YAML config.
 
-Commands: ``run`` (a dataset with flags, or a YAML config; here), ``runs``, ``show``,
-``compare``, ``report`` (the stored runs: :mod:`scorekit.commands.stored`), ``view`` (the
-web viewer: :mod:`scorekit.commands.view`), ``scorers``,
-``judges`` (:mod:`scorekit.commands.listing`). The run itself is planned by
-:mod:`scorekit.plan`, run by :func:`scorekit.evals.run_evals_sync`, logged by
-:mod:`scorekit.run_log` and printed by :mod:`scorekit.console`.
+The run itself is planned by
+:mod:`scorekit.cli.plan`, run by :func:`scorekit.evals.run_evals_sync`, logged by
+:mod:`scorekit.cli.run_log` and printed by :mod:`scorekit.cli.console`.
 
-Exit codes (one table for every command, :mod:`scorekit.exit_codes`): 0 success (``run``:
+Exit codes (one table for every command, :mod:`scorekit.cli.exit_codes`): 0 success (``run``:
 the verdict passed), 1 the run finished and its verdict failed, 2 a usage error before
 anything is scored, 3 the run began but stopped on an error, 130 interrupted by Ctrl-C.
 """
@@ -25,16 +22,15 @@ import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from scorekit import __version__, console, exit_codes
-from scorekit.commands import ci_outputs, listing, stored, traces, view
-from scorekit.commands.common import DbOption, ScorerOptions, Scorers, app
-from scorekit.commands.common import err as _err
-from scorekit.commands.common import fail as _fail
-from scorekit.commands.common import out as _out
-from scorekit.config import load_config
-from scorekit.errors import ConfigError, ScorekitError
-from scorekit.evals import EvalInterrupted, EvalItem, EvalRunResult, Executor, run_evals_sync
-from scorekit.plan import (
+from scorekit import __version__
+from scorekit.cli import console, exit_codes
+from scorekit.cli.commands import ci_outputs, stored
+from scorekit.cli.commands.common import DbOption, ScorerOptions, Scorers, app
+from scorekit.cli.commands.common import err as _err
+from scorekit.cli.commands.common import fail as _fail
+from scorekit.cli.commands.common import out as _out
+from scorekit.cli.config import load_config
+from scorekit.cli.plan import (
     DataFlags,
     RunPlan,
     error_limits,
@@ -43,15 +39,15 @@ from scorekit.plan import (
     plan_from_flags,
     threshold_ids,
 )
-from scorekit.plan import parse_pairs as _parse_pairs
+from scorekit.cli.plan import parse_pairs as _parse_pairs
+from scorekit.cli.run_log import RunLog
+from scorekit.errors import ConfigError, ScorekitError
+from scorekit.evals import EvalInterrupted, EvalItem, EvalRunResult, Executor, run_evals_sync
 from scorekit.report import write_report
 from scorekit.results import ScorerRunResult
-from scorekit.run_log import RunLog
 from scorekit.store import Store
 
-__all__ = ["TINY_MODELS", "app", "main"]
-
-_COMMANDS = (listing, stored, traces, view)  # imported for their commands, registered on `app`
+__all__ = ["TINY_MODELS", "run"]
 
 TINY_MODELS = frozenset({"local/smollm2"})
 """Judge models that only demonstrate the pipeline; using one prints a note."""
@@ -503,29 +499,3 @@ def _print_verdict(result: EvalRunResult) -> None:
         return
     reasons = "; ".join(f"{sid}: {', '.join(why)}" for sid, why in failed.items())
     _out().print(f"verdict: [red]failed[/red] ({escape(reasons)})")
-
-
-_ORDER = (
-    "run",
-    "runs",
-    "show",
-    "compare",
-    "report",
-    "view",
-    "score_traces_command",
-    "scorers",
-    "judges",
-)
-
-
-def _rank(name: str) -> int:
-    return _ORDER.index(name) if name in _ORDER else len(_ORDER)
-
-
-# `scorekit --help` lists `run` first, though the other commands were registered before it
-app.registered_commands.sort(key=lambda c: _rank(getattr(c.callback, "__name__", "")))
-
-
-def main() -> None:
-    """Console-script entry point."""
-    app()

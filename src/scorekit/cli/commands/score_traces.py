@@ -16,11 +16,11 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from scorekit import console, exit_codes
-from scorekit.commands.common import DbOption, ScorerOptions, Scorers, app, err, fail, out
-from scorekit.commands.stored import print_usage
+from scorekit.cli import console, exit_codes
+from scorekit.cli.commands.common import DbOption, ScorerOptions, Scorers, app, err, fail, out
+from scorekit.cli.commands.stored import print_usage
+from scorekit.cli.plan import JudgePool, build_scorers
 from scorekit.errors import ConfigError, ScorekitError
-from scorekit.plan import JudgePool, build_scorers
 from scorekit.store import Store
 from scorekit.traces import TraceRunResult, score_traces_sync
 

@@ -12,17 +12,16 @@ from typing import Annotated
 
 import typer
 
-from scorekit import console, exit_codes
-from scorekit.commands.common import DbOption, app, fail, open_store, out
-from scorekit.commands.listing import SourceOption, run_source
+from scorekit.cli import console, exit_codes
+from scorekit.cli.commands.common import DbOption, app, fail, open_store, out
+from scorekit.cli.commands.listing import SourceOption, run_source
 from scorekit.errors import ScorekitError
-from scorekit.evals.gates import scorer_failures
-from scorekit.evals.recorder import stored_error_limits
 from scorekit.report import DEFAULT_MAX_ITEMS, write_report
 from scorekit.store import Store
-from scorekit.store.records import RunRecord
+from scorekit.store.records import RunRecord, stored_error_limits
+from scorekit.verdict import scorer_failures
 
-__all__ = ["compare", "item_count", "report", "runs", "show"]
+__all__ = ["compare", "item_count", "print_usage", "report", "runs", "show"]
 
 
 def item_count(store: Store, record: RunRecord) -> int:
@@ -130,7 +129,7 @@ def compare(
     else:
         out().print(console.regressions_table(regressions))
     if fail_on_regression is not None:
-        from scorekit.commands.ci_outputs import mean_regressions
+        from scorekit.cli.commands.ci_outputs import mean_regressions
 
         found = mean_regressions(changes, fail_on_regression)
         for line in found:

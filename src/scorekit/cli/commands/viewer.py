@@ -13,8 +13,8 @@ from typing import Annotated
 
 import typer
 
-from scorekit import exit_codes
-from scorekit.commands.common import DbOption, app, err, fail, out
+from scorekit.cli import exit_codes
+from scorekit.cli.commands.common import DbOption, app, err, fail, out
 from scorekit.errors import ConfigError, ScorekitError
 
 __all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "listen", "view"]
