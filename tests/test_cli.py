@@ -7,6 +7,8 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from scorekit.cli import app
+from scorekit.cli.config import load_config
+from scorekit.errors import ConfigError
 from scorekit.store import Store
 
 ROWS = [
@@ -116,6 +118,31 @@ def test_usage_errors_exit_2(tmp_path: Path, body: str, message: str) -> None:
     result = invoke("run", str(config), "--db", str(tmp_path / "x.db"))
     assert result.exit_code == 2, result.output
     assert message in " ".join(result.stderr.split())
+
+
+@pytest.mark.parametrize(
+    ("body", "key", "lines"),
+    [
+        # issue 34 #6: PyYAML kept the last `scorers:` silently (a scorer vanished)
+        ("data: {path: data.jsonl}\nscorers: [tone]\nscorers: [content-similarity]\n",
+         "scorers", "lines 2 and 3"),
+        ("data: {path: data.jsonl}\nscorers:\n  - name: tone\n    options: {}\n"
+         "    name: completeness\n", "name", "lines 3 and 5"),
+    ],
+)  # fmt: skip
+def test_a_key_given_twice_is_refused_with_its_lines(
+    tmp_path: Path, body: str, key: str, lines: str
+) -> None:
+    config = write_config(tmp_path, body)
+    result = invoke("run", str(config), "--db", str(tmp_path / "x.db"))
+    assert result.exit_code == 2, result.output
+    message = " ".join(result.stderr.split())
+    assert f"the key '{key}' appears twice in one mapping ({lines})" in message
+    assert str(config) in message
+    assert not (tmp_path / "x.db").exists()
+    with pytest.raises(ConfigError) as info:
+        load_config(config)
+    assert info.value.field == key
 
 
 def test_flags_belong_to_the_dataset_form(tmp_path: Path) -> None:

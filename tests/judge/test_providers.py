@@ -249,6 +249,30 @@ def test_a_base_url_with_credentials_is_refused_without_echoing_them(url: str) -
 
 
 @pytest.mark.parametrize(
+    "url",
+    [
+        "https://my-res.openai.azure.com/openai/deployments/d?api-key=s3cret-pw",
+        "http://127.0.0.1:8000/v1?token=s3cret-pw&x=1",
+        "http://127.0.0.1:8000/v1#s3cret-pw",
+        "http://127.0.0.1:8000/v1?",
+    ],
+)
+def test_a_base_url_with_a_query_string_is_refused_without_echoing_it(url: str) -> None:
+    # issue 34 #7: the SDK appends its request paths to the base URL, so a query string (as
+    # some Azure set-ups write the key) ends up before the path and mangles the request
+    with pytest.raises(ConfigError, match="query string or fragment") as info:
+        Judge("openai-compatible/m", base_url=url, cache=False)
+    assert info.value.field == "base_url"
+    assert "s3cret-pw" not in str(info.value)
+    assert "api_key=" in str(info.value)
+    assert "?***" in str(info.value)
+    with pytest.raises(JudgeUnavailableError, match="VLLM_BASE_URL") as env_info:
+        resolve_model("vllm/m", env={"VLLM_BASE_URL": url})
+    assert "s3cret-pw" not in str(env_info.value)
+    assert "query string" in str(env_info.value)
+
+
+@pytest.mark.parametrize(
     ("model", "var", "env"),
     [
         ("vllm/m", "VLLM_BASE_URL", {}),

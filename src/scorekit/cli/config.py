@@ -233,7 +233,9 @@ def load_config(path: str | Path) -> RunConfig:
     except OSError as exc:
         raise ConfigError(f"{source}: cannot read ({exc.strerror})", field="config") from exc
     try:
-        raw = yaml.safe_load(text)
+        raw = yaml.load(text, Loader=_UniqueKeyLoader)
+    except _DuplicateKeyError as exc:
+        raise ConfigError(f"{source}: {exc}", field=exc.key) from exc
     except yaml.YAMLError as exc:
         raise ConfigError(f"{source}: not valid YAML ({exc})", field="config") from exc
     if not isinstance(raw, dict):
@@ -246,6 +248,42 @@ def load_config(path: str | Path) -> RunConfig:
         first = exc.errors()[0]
         where = _where(first)
         raise ConfigError(f"{source}: {where}: {first['msg']}", field=where) from exc
+
+
+class _DuplicateKeyError(yaml.YAMLError):
+    """A YAML mapping names one key twice (YAML forbids it; PyYAML keeps the last silently).
+
+    Attributes:
+        key: the key, as written.
+    """
+
+    def __init__(self, key: str, first_line: int, line: int) -> None:
+        super().__init__(
+            f"the key {key!r} appears twice in one mapping (lines {first_line} and {line}); "
+            "a config holds each key once"
+        )
+        self.key = key
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing a mapping that repeats a key (lines are 1-based)."""
+
+
+def _unique_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    seen: dict[Any, int] = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        line = key_node.start_mark.line + 1
+        if key in seen:
+            raise _DuplicateKeyError(str(key), seen[key], line)
+        seen[key] = line
+    return loader.construct_mapping(node, deep=True)
+
+
+_UniqueKeyLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
+    _unique_mapping,
+)
 
 
 def load_target(spec: str, base_dir: Path | None = None) -> Target:

@@ -347,11 +347,24 @@ def url_problem(url: str) -> str | None:
             "as the Authorization header, so pass the key as api_key= or in the provider's "
             "key variable instead"
         )
+    if parts.query or parts.fragment or url.rstrip().endswith(("?", "#")):
+        return (
+            "it holds a query string or fragment ('?...', '#...'); the SDK appends its request "
+            "paths to the base URL, which would put them after the parameters. Give the API "
+            "key as api_key= or in the provider's key variable (Azure's 'api-key' included); "
+            "for other query parameters, wrap the endpoint in a JudgeModel of your own"
+        )
     return None
 
 
 def _shown_url(url: str) -> str:
-    """``url`` with any ``user:password@`` replaced by ``***@``, for messages."""
+    """``url`` for messages: ``user:password@`` as ``***@``, a query or fragment as ``?***``.
+
+    Both may hold a secret (an ``api-key=`` parameter), never printed.
+    """
+    for mark in ("?", "#"):
+        if mark in url:
+            url = url.split(mark, 1)[0] + "?***"
     scheme, sep, rest = url.partition("://")
     if not sep:
         return url
