@@ -306,6 +306,42 @@ def test_resume_from_the_command_line(tmp_path: Path, store_db: str | Path) -> N
     assert no_store.exit_code == 2
 
 
+def test_resume_with_another_dataset_is_refused_unless_asked_for(
+    tmp_path: Path, store_db: str | Path
+) -> None:
+    # issue 34 #8: --resume with another file scored it into the old run (3 items became 13)
+    db = store_db
+    rows = [{"id": str(i), "input": "a", "output": "a"} for i in range(3)]
+    data = write_jsonl(tmp_path / "d.jsonl", rows)
+    other = write_jsonl(tmp_path / "other.jsonl", [*rows, {"id": "9", "input": "b", "output": "c"}])
+    assert invoke("run", str(data), "-s", "content-similarity", "--db", str(db)).exit_code == 0
+    with Store(db) as store:
+        run = store.get_run("latest")
+    assert run.config["dataset_identity"]["path"] == str(data.resolve())
+    assert run.config["dataset_identity"]["size"] == data.stat().st_size
+    refused = invoke(
+        "run", str(other), "-s", "content-similarity", "--db", str(db), "--resume", run.id[:8]
+    )
+    assert refused.exit_code == 2, refused.output
+    message = " ".join(refused.stderr.split())
+    assert f"run {run.id[:8]} was scored on {data.resolve()}" in message
+    assert str(other.resolve()) in message and "--resume-other-data" in message
+    with Store(db) as store:
+        assert len(list(store.results(run.id))) == 3  # nothing was scored into it
+    # the same content under another name resumes; --resume-other-data lets another through
+    copy = tmp_path / "copy.jsonl"
+    copy.write_bytes(data.read_bytes())
+    same = invoke(
+        "run", str(copy), "-s", "content-similarity", "--db", str(db), "--resume", run.id[:8]
+    )
+    assert same.exit_code == 0, same.output
+    allowed = invoke("run", str(other), "-s", "content-similarity", "--db", str(db),
+                     "--resume", run.id[:8], "--resume-other-data")  # fmt: skip
+    assert allowed.exit_code == 0, allowed.output
+    with Store(db) as store:
+        assert len(list(store.results(run.id))) == 4
+
+
 _SEEN: dict[str, object] = {}
 
 

@@ -30,6 +30,7 @@ from scorekit.cli.commands.common import err as _err
 from scorekit.cli.commands.common import fail as _fail
 from scorekit.cli.commands.common import out as _out
 from scorekit.cli.config import load_config
+from scorekit.cli.dataset_identity import IDENTITY_KEY, check_resumed_dataset, dataset_identity
 from scorekit.cli.plan import (
     DataFlags,
     RunPlan,
@@ -196,6 +197,13 @@ def run(
     resume: Annotated[
         str | None, typer.Option(help="Continue a stored run (id or prefix): re-run what failed")
     ] = None,
+    resume_other_data: Annotated[
+        bool,
+        typer.Option(
+            "--resume-other-data",
+            help="Let --resume score a dataset whose content differs from the stored run's",
+        ),
+    ] = False,
     name: Annotated[str | None, typer.Option(help="A name for the run")] = None,
     report: Annotated[
         Path | None, typer.Option(help="Write the HTML report of the run here")
@@ -372,8 +380,17 @@ def run(
     except ScorekitError as exc:
         raise _fail(exc) from exc
     try:
+        try:
+            identity = dataset_identity(plan.path)
+        except OSError as exc:
+            raise ConfigError(f"cannot read {plan.path}: {exc.strerror}", field="data") from exc
+        plan.config[IDENTITY_KEY] = identity
         # the run's id is known before it starts: the --out rows carry it
-        run_id = store.get_run(resume).id if store is not None and resume else str(uuid.uuid4())
+        run_id = str(uuid.uuid4())
+        if store is not None and resume:
+            resumed = store.get_run(resume)
+            run_id = resumed.id
+            check_resumed_dataset(resumed.config, identity, run_id=run_id, allow=resume_other_data)
         sink = _open_sink(out) if out is not None else None
     except ScorekitError as exc:
         if store is not None:
