@@ -648,3 +648,26 @@ async def test_an_empty_text_reply_is_repaired_once_then_fails() -> None:
     with pytest.raises(JudgeOutputError, match="also after a repair request"):
         await Judge(empty, cache=False).generate_text("why?")
     assert len(empty.calls) == 2
+
+
+@pytest.mark.parametrize(
+    ("reply", "problem"),
+    [
+        # issue 34 #4: a 20 MB reply to a 237-token request was taken, sent back twice
+        (Reply(content='{"label": "' + "high " * 400_000 + '"}'), "characters, more than"),
+        (Reply(content='{"label": "maybe"}', completion_tokens=10_000), "10000 completion tokens"),
+    ],
+)
+async def test_a_reply_longer_than_its_budget_fails_at_once(reply: Reply, problem: str) -> None:
+    with ScriptedServer(reply) as server:
+        with pytest.raises(JudgeOutputError) as info:
+            await make_judge(server, max_tokens=50).generate_object("x", Relevance)
+        error = info.value
+        sent = server.requests[0].body["max_tokens"]
+        assert sent <= 50
+        assert str(error).startswith("degenerate reply for Relevance: ")
+        assert problem in str(error) and f"max_tokens={sent}" in str(error)
+        assert error.attempts == 1
+        assert len(server.requests) == 1  # no repair request: never fed back to the judge
+        assert error.raw_output is not None
+        assert len(error.raw_output) < 21_000  # kept up to the cap

@@ -18,6 +18,12 @@ For structured output (:func:`ask_structured`):
 5. If that fails too, raise :class:`~scorekit.errors.JudgeOutputError` with the raw text:
    never a made-up value.
 
+Before any of this, a reply longer than its request's token budget can explain is
+**degenerate**: more completion tokens than ``max_tokens`` as the provider counts them, or more
+than :data:`MAX_CHARS_PER_TOKEN` characters a budgeted token. No tokenizer writes that much, so
+the server is broken or hostile; the reply fails at once (:func:`oversized_problem`), is never
+sent back to the judge in a repair request, and is kept only up to :data:`RAW_OUTPUT_CHARS`.
+
 So one structured answer takes at most three requests. Free text (:func:`ask_text`) has no
 schema to bound it: a reply cut off at the judge's ``max_tokens`` fails at once (a truncated
 reason is not a reason), and an empty reply is asked for once more, then an error.
@@ -37,10 +43,12 @@ from scorekit.judge.translate import clip
 
 __all__ = [
     "EMPTY_REPLY_REPAIR",
+    "MAX_CHARS_PER_TOKEN",
     "RAW_OUTPUT_CHARS",
     "ask_structured",
     "ask_text",
     "cut_off_message",
+    "oversized_problem",
     "repair_message",
 ]
 
@@ -49,6 +57,36 @@ Send = Callable[[JudgeRequest], Awaitable[JudgeResponse]]
 RAW_OUTPUT_CHARS = 20_000
 """Characters of a failed reply kept in ``JudgeOutputError.raw_output`` (and so in results and
 reports); a runaway reply is cut there, with a marker saying how much was left out."""
+
+
+MAX_CHARS_PER_TOKEN = 64
+"""The most characters one budgeted token may stand for. Real vocabularies' longest tokens are
+runs of spaces or punctuation of a few dozen characters; English text averages about 4."""
+
+
+def oversized_problem(response: JudgeResponse, max_tokens: int | None) -> str | None:
+    """Why a reply is longer than its token budget can explain, or ``None`` when it is not.
+
+    Args:
+        response: the reply.
+        max_tokens: the request's reply budget (``None``: no budget was sent, nothing to check).
+
+    Returns:
+        The problem, naming the reply's size and the budget.
+    """
+    if max_tokens is None:
+        return None
+    if response.output_tokens > max_tokens:
+        return (
+            f"the reply has {response.output_tokens} completion tokens, more than the "
+            f"max_tokens={max_tokens} the request allowed"
+        )
+    if len(response.text) > max_tokens * MAX_CHARS_PER_TOKEN:
+        return (
+            f"the reply has {len(response.text):,} characters, more than max_tokens={max_tokens} "
+            f"tokens can hold (at most {MAX_CHARS_PER_TOKEN} characters a token)"
+        )
+    return None
 
 
 def repair_message(problem: str) -> ChatMessage:
@@ -122,6 +160,9 @@ async def _ask(
     while True:
         response = await send(current)
         calls += 1
+        oversized = oversized_problem(response, current.max_tokens)
+        if oversized is not None:  # degenerate: never fed back to the judge
+            raise failure(f"degenerate reply for {name}: {oversized}", response, calls)
         value, problem = check(response)
         if problem is None:
             return value, response
