@@ -344,3 +344,18 @@ def test_the_score_traces_command(trace_file: Path, tmp_path: Path) -> None:
     assert missing.exit_code == 2 and "no trace file" in missing.output
     no_scorer = runner.invoke(app, ["score-traces", str(trace_file)])
     assert no_scorer.exit_code == 2 and "give --scorer" in no_scorer.output
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [("", "no trace in"), ('garbage\n{"x": 1}\n', "no trace in")],
+)
+def test_score_traces_on_a_file_without_traces_exits_2(
+    tmp_path: Path, content: str, said: str
+) -> None:
+    # issue 34: an empty or garbage file exited 0 with an empty table, as if it had passed
+    path = tmp_path / "t.jsonl"
+    path.write_text(content)
+    done = CliRunner().invoke(app, ["score-traces", str(path), "-s", "tone", "--no-store"])
+    assert done.exit_code == 2, done.output
+    assert f"{said} {path}: nothing was scored" in " ".join(done.output.split())

@@ -85,6 +85,11 @@ def score_traces_command(
         if store is not None:
             store.close()
     _print(result, store)
+    if result.total_items == 0:  # as `run` refuses an empty dataset: nothing was measured
+        files_named = ", ".join(str(f) for f in files)
+        what = "no trace" if result.traces == 0 else "no span that becomes an item"
+        err().print(f"[red]error:[/red] {what} in {escape(files_named)}: nothing was scored")
+        raise typer.Exit(exit_codes.USAGE)
 
 
 def _print(result: TraceRunResult, store: Store | None) -> None:
