@@ -105,6 +105,48 @@ def test_compare_fails_on_a_regression_larger_than_delta(tmp_path: Path) -> None
     assert plain.exit_code == 0
 
 
+def test_compare_of_runs_sharing_no_items_changes_nothing_and_refuses_to_gate(
+    tmp_path: Path,
+) -> None:
+    # issue 34: runs of different items showed a "+0.28 change" and gated on unpaired means
+    db = str(tmp_path / "r.db")
+    a = tmp_path / "a.jsonl"
+    a.write_text(json.dumps({"id": "a1", "input": "hello world", "output": "hello"}) + "\n")
+    b = tmp_path / "b.jsonl"
+    b.write_text(json.dumps({"id": "b1", "input": "hello world", "output": "hello world"}) + "\n")
+    for name, data in (("main", a), ("pr", b)):
+        _cli("run", str(data), "-s", "content-similarity", "--db", db, "--name", name)
+    plain = _cli("compare", "main", "pr", "--db", db)
+    assert plain.exit_code == 0, plain.output
+    row = next(line for line in plain.output.splitlines() if "content-similarity" in line)
+    cells = [c.strip() for c in row.split("│")[1:-1]]
+    assert cells[3:5] == ["—", "0"]  # no change over no paired item; 0 paired
+    assert "over the paired items" in " ".join(plain.output.split())
+    gated = _cli("compare", "main", "pr", "--db", db, "--fail-on-regression", "0")
+    assert gated.exit_code == 2, gated.output
+    assert "no item was scored ok in both runs" in " ".join(gated.output.split())
+
+
+def test_the_change_is_over_paired_items_only(tmp_path: Path) -> None:
+    from scorekit.store import Store
+
+    db = str(tmp_path / "r.db")
+    rows_a = [("1", "hello world"), ("2", "hello world")]
+    rows_b = [("1", "hello"), ("3", "zzz")]  # item 2 only in A, item 3 only in B
+    for name, rows in (("main", rows_a), ("pr", rows_b)):
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(json.dumps({"id": i, "input": "hello world", "output": o}) + "\n"
+                                for i, o in rows))  # fmt: skip
+        _cli("run", str(path), "-s", "content-similarity", "--db", db, "--name", name)
+    with Store(db) as store:
+        (change,), _ = store.compare("main", "pr")
+    assert change.paired == 1
+    assert change.paired_mean_a == 1.0
+    assert change.paired_mean_b is not None and change.delta is not None
+    assert change.delta == change.paired_mean_b - 1.0  # item 1 alone
+    assert change.mean_b is not None and change.mean_b < change.paired_mean_b  # "zzz" left out
+
+
 def test_mean_regressions() -> None:
     changes = [
         ScorerChange("a", 0.8, 0.7, -0.1, 3, 0),

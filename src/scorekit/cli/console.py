@@ -184,7 +184,10 @@ def compare_table(a: RunRecord, b: RunRecord, changes: Sequence[ScorerChange]) -
         b: the run compared with it.
         changes: from ``Store.compare``.
     """
-    table = Table(title=Text(f"{a.id[:8]} ({a.name or '—'}) → {b.id[:8]} ({b.name or '—'})"))
+    table = Table(
+        title=Text(f"{a.id[:8]} ({a.name or '—'}) → {b.id[:8]} ({b.name or '—'})"),
+        caption="change: over the paired items (scored ok in both runs); — without any",
+    )
     for column in ("scorer", "mean A", "mean B", "change", "paired", "newly failing"):
         table.add_column(column, justify="left" if column == "scorer" else "right")
     for change in changes:

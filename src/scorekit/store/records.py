@@ -237,15 +237,19 @@ class ResultRecord:
 
 @dataclass(frozen=True)
 class ScorerChange:
-    """A scorer's mean in two runs.
+    """A scorer's mean in two runs, and its change over the items both runs scored.
 
     Attributes:
         scorer_id: the scorer.
         mean_a: its mean in the first run (``None``: no ``ok`` result there).
         mean_b: its mean in the second run.
-        delta: ``mean_b - mean_a``, ``None`` when either is missing.
+        delta: the change over the paired items, ``paired_mean_b - paired_mean_a``; ``None``
+            when no item is paired. Means over different items are never subtracted: two runs
+            of different items would show a change that no item made.
         paired: items scored ``ok`` in both runs.
         newly_failed: items ``ok`` in the first run and ``error`` in the second.
+        paired_mean_a: the first run's mean over the paired items (``None`` without any).
+        paired_mean_b: the second run's mean over the paired items.
     """
 
     scorer_id: str
@@ -254,6 +258,8 @@ class ScorerChange:
     delta: float | None
     paired: int
     newly_failed: int
+    paired_mean_a: float | None = None
+    paired_mean_b: float | None = None
 
 
 @dataclass(frozen=True)

@@ -384,9 +384,10 @@ class Store(Database):
             limit: how many regressed items to return (largest drops first).
 
         Returns:
-            Each scorer's means in both runs (scorers of either run, first run's order first),
-            and the (item, scorer) pairs scored ``ok`` in both runs whose score dropped, the
-            largest drop first.
+            Each scorer's means in both runs (scorers of either run, first run's order first)
+            with its change over the items scored ``ok`` in both (the paired items; no change
+            without any), and the (item, scorer) pairs scored ``ok`` in both runs whose score
+            dropped, the largest drop first.
 
         Raises:
             StoreError: a run does not exist, or the read failed.
@@ -394,6 +395,10 @@ class Store(Database):
         a, b = self.get_run(run_a), self.get_run(run_b)
         stats_a, stats_b = self.run_summaries(a), self.run_summaries(b)
         ra, rb = results.alias("ra"), results.alias("rb")
+
+        def both_ok(score: Any) -> Any:
+            return case((and_(ra.c.status == "ok", rb.c.status == "ok"), score), else_=0.0)
+
         joined = ra.join(
             rb,
             and_(
@@ -414,12 +419,17 @@ class Store(Database):
                         func.sum(
                             case((and_(ra.c.status == "ok", rb.c.status == "error"), 1), else_=0)
                         ),
+                        func.sum(both_ok(ra.c.score)),
+                        func.sum(both_ok(rb.c.score)),
                     )
                     .select_from(joined)
                     .where(ra.c.run_id == a.id)
                     .group_by(ra.c.scorer_id)
                 )
-                paired = {sid: (int(n or 0), int(f or 0)) for sid, n, f in pairs}
+                paired = {
+                    sid: (int(n or 0), int(f or 0), float(sa or 0.0), float(sb or 0.0))
+                    for sid, n, f, sa, sb in pairs
+                }
                 dropped = conn.execute(
                     select(ra.c.item_id, ra.c.scorer_id, ra.c.score, rb.c.score, delta)
                     .select_from(joined)
@@ -444,15 +454,17 @@ class Store(Database):
         for sid in dict.fromkeys([*stats_a, *stats_b]):
             mean_a = stats_a[sid].mean if sid in stats_a else None
             mean_b = stats_b[sid].mean if sid in stats_b else None
-            n, failed = paired.get(sid, (0, 0))
+            n, failed, sum_a, sum_b = paired.get(sid, (0, 0, 0.0, 0.0))
             changes.append(
                 ScorerChange(
                     scorer_id=sid,
                     mean_a=mean_a,
                     mean_b=mean_b,
-                    delta=None if mean_a is None or mean_b is None else mean_b - mean_a,
+                    delta=(sum_b - sum_a) / n if n else None,
                     paired=n,
                     newly_failed=failed,
+                    paired_mean_a=sum_a / n if n else None,
+                    paired_mean_b=sum_b / n if n else None,
                 )
             )
         return changes, regressions

@@ -44,7 +44,8 @@ class ScorerDelta:
         scorer_id: the scorer.
         mean_a: its mean in A (``None``: no ``ok`` result there, or not a scorer of A).
         mean_b: its mean in B.
-        mean_change: ``mean_b - mean_a``, ``None`` when either is missing.
+        mean_change: the change of the mean over the paired items (scored ``ok`` in both
+            runs), ``None`` without any: means of different items are never subtracted.
         error_rate_a: its error rate in A (errors / results), ``None`` without results.
         error_rate_b: its error rate in B.
         error_rate_change: ``error_rate_b - error_rate_a``, ``None`` when either is missing.
@@ -116,12 +117,17 @@ def scorer_deltas(conn: Connection, a: RunRecord, b: RunRecord) -> list[ScorerDe
             count(and_(both_ok, rb.c.score < ra.c.score)),
             count(and_(both_ok, rb.c.score > ra.c.score)),
             count(and_(ra.c.status == "ok", rb.c.status != "ok")),
+            func.sum(case((both_ok, rb.c.score - ra.c.score), else_=0.0)),
         )
         .select_from(_joined(ra, rb, b.id))
         .where(ra.c.run_id == a.id)
         .group_by(ra.c.scorer_id)
     )
-    counts = {row[0]: tuple(int(n or 0) for n in row[1:]) for row in conn.execute(query)}
+    counts: dict[str, tuple[int, int, int, int]] = {}
+    changed: dict[str, float] = {}
+    for sid, paired_n, lower, higher, lost, total_change in conn.execute(query):
+        counts[sid] = (int(paired_n or 0), int(lower or 0), int(higher or 0), int(lost or 0))
+        changed[sid] = float(total_change or 0.0)
     deltas = []
     for sid in dict.fromkeys([*stats_a, *stats_b]):
         sa, sb = stats_a.get(sid), stats_b.get(sid)
@@ -135,7 +141,7 @@ def scorer_deltas(conn: Connection, a: RunRecord, b: RunRecord) -> list[ScorerDe
                 sid,
                 mean_a,
                 mean_b,
-                _minus(mean_a, mean_b),
+                changed[sid] / paired if paired else None,
                 rate_a,
                 rate_b,
                 _minus(rate_a, rate_b),

@@ -168,16 +168,21 @@ def write_outputs(
 def mean_regressions(changes: Sequence[ScorerChange], delta: float) -> list[str]:
     """The scorers whose mean fell by more than ``delta`` from run A to run B, as lines.
 
-    A scorer with a mean in A and none in B (nothing measured, or absent) regressed too; one
-    new in B did not.
+    The fall is measured over the paired items (scored ``ok`` in both runs), never between
+    means of different items. A scorer with a mean in A and none in B (nothing measured, or
+    absent) regressed too; one new in B did not.
 
     Args:
         changes: from :meth:`scorekit.store.Store.compare`.
         delta: the largest drop of a mean allowed, >= 0.
 
+    Raises:
+        ConfigError: a scorer has a mean in both runs but no paired item: there is nothing to
+            gate on (``field="fail_on_regression"``).
+
     Example:
         >>> from scorekit.store.records import ScorerChange
-        >>> mean_regressions([ScorerChange("s", 0.8, 0.7, -0.1, 3, 0)], 0.05)
+        >>> mean_regressions([ScorerChange("s", 0.8, 0.7, -0.1, 3, 0, 0.8, 0.7)], 0.05)
         ['s: mean 0.8000 → 0.7000 (-0.1000, more than 0.05)']
     """
     found = []
@@ -186,9 +191,18 @@ def mean_regressions(changes: Sequence[ScorerChange], delta: float) -> list[str]
             continue
         if change.mean_b is None:
             found.append(f"{change.scorer_id}: mean {score_text(change.mean_a)} → no mean")
-        elif change.delta is not None and change.delta < -delta:
+        elif change.delta is None:
+            raise ConfigError(
+                f"{change.scorer_id}: no item was scored ok in both runs, so there is no "
+                "change to gate on (the runs share no items?)",
+                field="fail_on_regression",
+            )
+        elif change.delta < -delta:
+            before, after = change.paired_mean_a, change.paired_mean_b
+            if before is None or after is None:  # a change made without its paired means
+                before, after = change.mean_a, change.mean_b
             found.append(
-                f"{change.scorer_id}: mean {score_text(change.mean_a)} → "
-                f"{score_text(change.mean_b)} ({change.delta:+.4f}, more than {delta:g})"
+                f"{change.scorer_id}: mean {score_text(before)} → {score_text(after)} "
+                f"({change.delta:+.4f}, more than {delta:g})"
             )
     return found

@@ -131,7 +131,10 @@ def compare(
     if fail_on_regression is not None:
         from scorekit.cli.commands.ci_outputs import mean_regressions
 
-        found = mean_regressions(changes, fail_on_regression)
+        try:
+            found = mean_regressions(changes, fail_on_regression)
+        except ScorekitError as exc:
+            raise fail(exc) from exc
         for line in found:
             out().print(f"regression: {line}", markup=False, highlight=False)
         if found:
