@@ -127,3 +127,35 @@ def test_trajectories_json_cells_and_mastra_spellings_are_read(tmp_path: Path) -
     )
     (parsed,) = read_dataset(good)
     assert parsed.output == messages
+
+
+def test_a_json_array_file_is_read_record_by_record(tmp_path: Path) -> None:
+    path = tmp_path / "d.json"
+    records = [{"id": "a", "input": "q", "output": "x"}, 3, {"input": "q2", "output": "y"},
+               {"input": "q3"}]  # fmt: skip
+    path.write_text(json.dumps(records, indent=2))
+    items = list(read_dataset(path))
+    assert [i.id for i in items] == ["a", "2", "3", "4"]
+    assert (items[0].input, items[0].output) == ("q", "x")
+    assert items[1].load_error == f"{path} record 2: expected a JSON object"
+    assert items[2].output == "y" and items[2].load_error is None
+    assert items[3].load_error == f"{path} record 4: missing field 'output'"
+    path.write_text('{"input": "q"}')
+    with pytest.raises(ConfigError, match="one array of objects, not a dict"):
+        list(read_dataset(path))
+    path.write_text("[{]")
+    with pytest.raises(ConfigError, match="invalid JSON at line 1, column 3"):
+        list(read_dataset(path))
+
+
+@pytest.mark.parametrize("text", ['[{"input": "q", "output": "x"},\n {"input": "r"}]',
+                                  '[\n  {"input": "q", "output": "x"}\n]\n'])  # fmt: skip
+def test_a_json_array_saved_as_jsonl_is_said_once(tmp_path: Path, text: str) -> None:
+    # issue 34: an array under .jsonl gave one "invalid JSON" per line and an all-error run
+    path = tmp_path / "d.jsonl"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match="holds a JSON array, not JSON Lines") as info:
+        read_dataset(path)
+    assert "--format json" in str(info.value)
+    assert info.value.field == "format"
+    assert next(i.output for i in read_dataset(path, format="json")) == "x"

@@ -97,7 +97,7 @@ class DataConfig(BaseModel):
 
     path: Path
     """The file (``.jsonl``, ``.csv``, ``.tsv``), relative to the config file's folder."""
-    format: Literal["jsonl", "csv", "tsv"] | None = None
+    format: Literal["jsonl", "json", "csv", "tsv"] | None = None
     """Overrides the format the suffix implies."""
     fields: FieldsConfig = Field(default_factory=FieldsConfig)
     """The column mapping."""

@@ -404,10 +404,11 @@ def plan_from_flags(
     """
     if not scorers:
         raise ConfigError("give --scorer (at least one), or a .yaml config", field="scorer")
-    formats: tuple[Literal["jsonl", "csv", "tsv"], ...] = ("jsonl", "csv", "tsv")
+    formats: tuple[Literal["jsonl", "json", "csv", "tsv"], ...] = ("jsonl", "json", "csv", "tsv")
     if flags.data_format is not None and flags.data_format not in formats:
         raise ConfigError(
-            f"--format must be jsonl, csv or tsv, not {flags.data_format!r}", field="format"
+            f"--format must be jsonl, json, csv or tsv, not {flags.data_format!r}",
+            field="format",
         )
     explicit = {
         field_name

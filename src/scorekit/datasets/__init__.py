@@ -1,6 +1,6 @@
 """Evaluation data in and out of files and DataFrames.
 
-- :mod:`~scorekit.datasets.files`: JSONL, CSV and TSV files read as item records;
+- :mod:`~scorekit.datasets.files`: JSON Lines, JSON, CSV and TSV files read as item records;
 - :mod:`~scorekit.datasets.frames`: pandas DataFrames as a run's data, results as frames.
 """
 

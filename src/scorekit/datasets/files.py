@@ -1,6 +1,9 @@
-"""Reading evaluation datasets from JSONL, CSV and TSV files.
+"""Reading evaluation datasets from JSON Lines, JSON, CSV and TSV files.
 
-Each record becomes an :class:`~scorekit.items.EvalItem`. Field names are mapped with
+A ``.jsonl`` file holds one JSON object per line and is read lazily; a ``.json`` file holds one
+array of objects and is read whole; a JSON Lines file whose first record opens an array (an
+array saved under ``.jsonl``) is refused once, saying so, instead of one error per line. Each
+record becomes an :class:`~scorekit.items.EvalItem`. Field names are mapped with
 :class:`FieldMap`; a header-less file names its columns by 0-based position (``"5"``). Files are
 UTF-8, with or without a byte-order mark. A record that cannot be read (bad JSON, bytes that are
 not UTF-8, a missing field, a value of the wrong shape, a short row) becomes an item with a
@@ -25,9 +28,15 @@ from scorekit.items import EvalItem
 
 __all__ = ["OPTIONAL_FIELDS", "FieldMap", "read_dataset", "record_item"]
 
-Format = Literal["jsonl", "csv", "tsv"]
+Format = Literal["jsonl", "json", "csv", "tsv"]
 
-_SUFFIXES: dict[str, Format] = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "tsv"}
+_SUFFIXES: dict[str, Format] = {
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".json": "json",
+    ".csv": "csv",
+    ".tsv": "tsv",
+}
 
 
 OPTIONAL_FIELDS = (
@@ -108,7 +117,7 @@ def _detect(path: Path, fmt: Format | None) -> Format:
     if found is None:
         raise ConfigError(
             f"{path}: cannot tell the format from the suffix {path.suffix!r}; "
-            "name the file .jsonl, .csv or .tsv, or give the format (--format)",
+            "name the file .jsonl, .json, .csv or .tsv, or give the format (--format)",
             field="format",
         )
     return found
@@ -182,7 +191,13 @@ def _given(record: Mapping[str, Any], name: str, default: str) -> str:
 
 
 def record_item(
-    record: Mapping[str, Any], fields: FieldMap, where: str, line: int, *, cells: bool = False
+    record: Mapping[str, Any],
+    fields: FieldMap,
+    where: str,
+    line: int,
+    *,
+    cells: bool = False,
+    separator: str = ":",
 ) -> EvalItem:
     """One dataset record (a JSON object, a CSV row, a DataFrame row) as an item.
 
@@ -191,31 +206,34 @@ def record_item(
         fields: which field holds what (:class:`FieldMap`).
         where: the source named in a load error (a file path, ``"DataFrame row"``).
         line: the record's line (or row) number; the item's id when it has none.
+        separator: between ``where`` and ``line`` in messages (``":"``: ``data.jsonl:3``;
+            ``" "``: ``data.json record 3``).
         cells: the values are CSV cells (a message list may be written as JSON text).
 
     Returns:
         The item; a record that cannot be read gives an item whose ``load_error`` says why,
         naming ``where``, ``line`` and the field (the run records it as that item's error).
     """
+    at = f"{where}{separator}{line}"
     item_id = record.get(fields.id)
     if item_id in (None, ""):
         item_id = line
     if not isinstance(item_id, (str, int)) or isinstance(item_id, bool):
         return EvalItem(
             id=str(line),
-            load_error=f"{where}:{line}: field {fields.id!r}: an id must be a string or an "
+            load_error=f"{at}: field {fields.id!r}: an id must be a string or an "
             f"integer, not {type(item_id).__name__}",
         )
     item_id = str(item_id)
     missing = [name for name in fields.names_required() if name not in record]
     if missing:
-        return EvalItem(id=item_id, load_error=f"{where}:{line}: missing field {missing[0]!r}")
+        return EvalItem(id=item_id, load_error=f"{at}: missing field {missing[0]!r}")
     values: dict[str, Any] = {"id": item_id}
     read = _message_cell if cells else (lambda value: value)
     if fields.output in record:
         values["output"] = read(record[fields.output])
     elif record.get(fields.input) is None:
-        return EvalItem(id=item_id, load_error=f"{where}:{line}: missing field {fields.input!r}")
+        return EvalItem(id=item_id, load_error=f"{at}: missing field {fields.input!r}")
     for key, name in (("input", fields.input), ("ground_truth", fields.ground_truth)):
         name = _given(record, name, key)
         if record.get(name) is not None:
@@ -228,7 +246,7 @@ def record_item(
             try:
                 values[key] = _json_cell(record[name]) if cells else record[name]
             except ValueError as exc:
-                return EvalItem(id=item_id, load_error=f"{where}:{line}: field {name!r}: {exc}")
+                return EvalItem(id=item_id, load_error=f"{at}: field {name!r}: {exc}")
     for key in ("input", "output", "ground_truth"):
         if key not in values or (key == "output" and _is_trajectory(values[key])):
             continue
@@ -236,12 +254,64 @@ def record_item(
             messages_of(values.get(key), field=key)
         except ConfigError as exc:
             name = getattr(fields, key)
-            return EvalItem(id=item_id, load_error=f"{where}:{line}: field {name!r}: {exc}")
+            return EvalItem(id=item_id, load_error=f"{at}: field {name!r}: {exc}")
     values["metadata"] = {"line": line, **{name: record[name] for name in fields.extra}}
     try:
         return EvalItem.from_value(values, line)
     except ConfigError as exc:
-        return EvalItem(id=item_id, load_error=f"{where}:{line}: {exc}")
+        return EvalItem(id=item_id, load_error=f"{at}: {exc}")
+
+
+def _array_instead(path: Path, text: str) -> ConfigError | None:
+    """The error for a JSON Lines file whose first record opens a JSON array, or ``None``."""
+    if not text.lstrip().startswith("["):
+        return None
+    return ConfigError(
+        f"{path}: the file holds a JSON array, not JSON Lines (one object per line): name it "
+        ".json, or give the format json (--format json), to read the array's objects",
+        field="format",
+    )
+
+
+def _check_first(path: Path, fields: FieldMap, record: Mapping[str, Any], where: str) -> None:
+    """Refuse a first record without a field the user named (a misspelt name, say).
+
+    Like a CSV header: the run stops before any scoring.
+    """
+    named = [getattr(fields, name) for name in sorted(fields.required)]
+    absent = [name for name in named if name not in record]
+    if absent:
+        raise ConfigError(
+            f"{where}: no field {absent[0]!r} in the first record "
+            f"(fields: {', '.join(map(str, record))})",
+            field=absent[0],
+        )
+
+
+def _json_array(path: Path, fields: FieldMap) -> Iterator[EvalItem]:
+    """The objects of a JSON file holding one array (read whole); record N is its N-th object."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not valid UTF-8 ({exc.reason})", field="data") from exc
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno} ({exc.msg})",
+            field="data",
+        ) from exc
+    if not isinstance(data, list):
+        raise ConfigError(
+            f"{path}: a .json dataset holds one array of objects, not a {type(data).__name__}",
+            field="data",
+        )
+    where = f"{path} record"
+    for number, record in enumerate(data, start=1):
+        if not isinstance(record, dict):
+            yield EvalItem(id=str(number), load_error=f"{where} {number}: expected a JSON object")
+            continue
+        if number == 1:
+            _check_first(path, fields, record, f"{where} 1")
+        yield record_item(record, fields, where, number, separator=" ")
 
 
 def _jsonl(path: Path, fields: FieldMap) -> Iterator[EvalItem]:
@@ -250,6 +320,8 @@ def _jsonl(path: Path, fields: FieldMap) -> Iterator[EvalItem]:
         for line, text in enumerate(handle, start=1):
             if not text.strip():
                 continue
+            if not checked and (array := _array_instead(path, text)) is not None:
+                raise array
             if _BAD_BYTE.search(text):
                 yield EvalItem(id=str(line), load_error=f"{path}:{line}: not valid UTF-8")
                 continue
@@ -264,17 +336,8 @@ def _jsonl(path: Path, fields: FieldMap) -> Iterator[EvalItem]:
                 )
                 continue
             if not checked:
-                # like a CSV header: a field the user named must be in the first record, so a
-                # misspelt name stops the run before any scoring
                 checked = True
-                named = [getattr(fields, name) for name in sorted(fields.required)]
-                absent = [name for name in named if name not in record]
-                if absent:
-                    raise ConfigError(
-                        f"{path}:{line}: no field {absent[0]!r} in the first record "
-                        f"(fields: {', '.join(map(str, record))})",
-                        field=absent[0],
-                    )
+                _check_first(path, fields, record, f"{path}:{line}")
             yield record_item(record, fields, str(path), line)
 
 
@@ -342,7 +405,8 @@ def read_dataset(
     """Read a dataset file lazily, one item per record.
 
     Args:
-        path: a ``.jsonl``/``.ndjson``, ``.csv`` or ``.tsv`` file (UTF-8).
+        path: a ``.jsonl``/``.ndjson`` (one JSON object per line), ``.json`` (one array of
+            objects, read whole), ``.csv`` or ``.tsv`` file (UTF-8).
         fields: the field mapping; defaults to ``input``/``output``/``ground_truth``/``id``.
         format: overrides the format the suffix implies.
         header: CSV/TSV: the first row names the columns. Without it, fields are 0-based
@@ -377,6 +441,8 @@ def read_dataset(
         )
     if kind == "jsonl":
         generator = _jsonl(source, fields)
+    elif kind == "json":
+        generator = _json_array(source, fields)
     else:
         separator = delimiter or ("\t" if kind == "tsv" else ",")
         generator = _delimited(source, fields, separator, header, quoting)

@@ -83,6 +83,8 @@ def _note_tiny_models(models: set[str]) -> None:
 
 
 def _count_records(path: Path, header: bool) -> int | None:
+    if path.suffix.lower() == ".json":  # one array over any number of lines: no count here
+        return None
     try:
         with path.open("rb") as handle:
             lines = sum(1 for line in handle if line.strip())
@@ -226,7 +228,7 @@ def run(
     ] = None,
     data_format: Annotated[
         str | None,
-        typer.Option("--format", help="jsonl, csv or tsv (default: from the file's suffix)"),
+        typer.Option("--format", help="jsonl, json, csv or tsv (default: from the file's suffix)"),
     ] = None,
     context_field: Annotated[
         str, typer.Option(help="Field (or column number) of the context pieces")
