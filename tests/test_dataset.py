@@ -159,3 +159,20 @@ def test_a_json_array_saved_as_jsonl_is_said_once(tmp_path: Path, text: str) -> 
     assert "--format json" in str(info.value)
     assert info.value.field == "format"
     assert next(i.output for i in read_dataset(path, format="json")) == "x"
+
+
+@pytest.mark.parametrize(("text", "hint"), [("input;output\nq;a\n", "';'"),
+                                             ("input|output\nq|a\n", "'|'")])  # fmt: skip
+def test_a_header_that_splits_at_another_delimiter_gets_a_hint(
+    tmp_path: Path, text: str, hint: str
+) -> None:
+    path = tmp_path / "d.csv"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        read_dataset(path)
+    assert str(info.value).endswith(f"the header splits at {hint}: give --delimiter {hint}")
+    assert [i.output for i in read_dataset(path, delimiter=hint[1])] == ["a"]
+    path.write_text("question,answer\nq,a\n")  # a real mismatch: no hint
+    with pytest.raises(ConfigError) as info:
+        read_dataset(path)
+    assert "--delimiter" not in str(info.value)

@@ -341,6 +341,20 @@ def _jsonl(path: Path, fields: FieldMap) -> Iterator[EvalItem]:
             yield record_item(record, fields, str(path), line)
 
 
+_OTHER_DELIMITERS = (";", "\t", "|", ",")
+
+
+def _delimiter_hint(names: Sequence[str], delimiter: str) -> str:
+    """A hint when a header read as one column splits at another common delimiter."""
+    if len(names) != 1:
+        return ""
+    for other in _OTHER_DELIMITERS:
+        if other != delimiter and other in names[0]:
+            shown = "\\t" if other == "\t" else other
+            return f"; the header splits at {shown!r}: give --delimiter '{shown}'"
+    return ""
+
+
 def _delimited(
     path: Path, fields: FieldMap, delimiter: str, header: bool, quoting: bool
 ) -> Iterator[EvalItem]:
@@ -365,7 +379,8 @@ def _delimited(
             absent = [name for name in fields.names_required() if name not in names]
             if absent:
                 raise ConfigError(
-                    f"{path}: no column {absent[0]!r} in the header ({', '.join(names)})",
+                    f"{path}: no column {absent[0]!r} in the header ({', '.join(names)})"
+                    f"{_delimiter_hint(names, delimiter)}",
                     field=absent[0],
                 )
         line = reader.line_num + 1
