@@ -165,15 +165,22 @@ def run_heading(record: RunRecord, items: int) -> list[str]:
     ]
 
 
-def usage_text(usage: Mapping[str, Any]) -> str | None:
-    """A run's judge usage in one line (``JudgeUsage.to_dict()`` shape); ``None`` without calls."""
+def usage_text(usage: Mapping[str, Any], wall_s: float | None = None) -> str | None:
+    """A run's judge usage in one line (``JudgeUsage.to_dict()`` shape); ``None`` without calls.
+
+    The judge's latency is summed over its calls, which overlap when they run concurrently:
+    it says how long the judge took in all, not how long the run took (``wall_s``, when known,
+    is that). Example: ``judge: 40 calls (0 from cache), 9000 input + 800 output tokens,
+    1583.9 s of judge latency summed over the calls; the run took 316.2 s``.
+    """
     if not usage.get("calls"):
         return None
-    return (
+    line = (
         f"judge: {usage['calls']} calls ({usage.get('cache_hits', 0)} from cache), "
         f"{usage.get('input_tokens', 0)} input + {usage.get('output_tokens', 0)} output "
-        f"tokens, {usage.get('latency_s', 0.0):.1f} s waiting"
+        f"tokens, {usage.get('latency_s', 0.0):.1f} s of judge latency summed over the calls"
     )
+    return line if wall_s is None else f"{line}; the run took {wall_s:.1f} s"
 
 
 def compare_table(a: RunRecord, b: RunRecord, changes: Sequence[ScorerChange]) -> Table:

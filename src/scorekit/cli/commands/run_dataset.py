@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import time
 import uuid
 from pathlib import Path
 from typing import Annotated, Any, TextIO
@@ -439,6 +440,7 @@ def _execute(
         log(item, output, results)
         progress.advance(task)
 
+    started = time.perf_counter()
     try:
         with progress:
             result = run_evals_sync(
@@ -485,7 +487,7 @@ def _execute(
             failures=result.failures,
         )
     )
-    stored.print_usage(result.judge_usage.to_dict())
+    stored.print_usage(result.judge_usage.to_dict(), time.perf_counter() - started)
     if plan.correlate:
         _out().print(console.correlation_table(list(result.summaries), log.pairs, plan.correlate))
     if out is not None:

@@ -38,9 +38,9 @@ def item_count(store: Store, record: RunRecord) -> int:
     return record.total_items
 
 
-def print_usage(usage: dict[str, object]) -> None:
-    """Print a run's judge usage line, when it made judge calls."""
-    line = console.usage_text(usage)
+def print_usage(usage: dict[str, object], wall_s: float | None = None) -> None:
+    """Print a run's judge usage line, when it made judge calls (with its wall time if known)."""
+    line = console.usage_text(usage, wall_s)
     if line is not None:
         out().print(line, markup=False)
 
@@ -98,7 +98,10 @@ def show(
     )
     if record.status != "finished":
         out().print(f"no verdict: the run is {record.status}", markup=False)
-    print_usage(record.judge_usage)
+    took = None
+    if record.finished_at is not None:
+        took = (record.finished_at - record.started_at).total_seconds()
+    print_usage(record.judge_usage, took)
 
 
 @app.command()
