@@ -11,6 +11,7 @@ ScorekitError
 │   └── JudgeOutputError            raw output, schema, attempts
 ├── ScorerRunError                  scorer id, failed step, completed steps, partial result
 ├── ScorerTimeoutError              a local scorer call ran past scorer_timeout
+├── TargetTimeoutError              a target call ran past target_timeout (an item's error)
 ├── StoreError                      the results database failed or lacks a run; url (no password)
 ├── ClusterError                    a Ray run could not finish (no room, a batch lost too often)
 ├── DataSourceError *               the dataset iterable raised; partial result
@@ -50,6 +51,7 @@ __all__ = [
     "ScorerRunError",
     "ScorerTimeoutError",
     "StoreError",
+    "TargetTimeoutError",
 ]
 
 
@@ -202,6 +204,13 @@ class StoreError(ScorekitError):
 
 class ScorerTimeoutError(ScorekitError):
     """A local scorer call took longer than ``scorer_timeout`` (or was not started)."""
+
+
+class TargetTimeoutError(ScorekitError):
+    """A target call took longer than ``target_timeout`` (or was not started).
+
+    Recorded as the item's error (``RunError.type``), never raised out of a run.
+    """
 
 
 class ClusterError(ScorekitError):

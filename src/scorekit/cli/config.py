@@ -20,6 +20,7 @@ config file's folder. Example::
       content-similarity: 0.3     # minimum mean; short name or scorer id
     max_error_rate: 0.05          # or {faithfulness: 0.1}; default 0: any error fails
     scorer_timeout: 60            # seconds per local scorer call; 0 or null: no limit
+    target_timeout: 300           # seconds per target call; 0 or null: no limit
     report: ../../.scorekit/expertqa-report.html
 """
 
@@ -178,6 +179,9 @@ class RunConfig(BaseModel):
     """Seconds one call of a local (code) scorer may take on one item; past it that item gets
     ``error`` (``ScorerTimeoutError``). ``0`` or ``null``: no limit (``--scorer-timeout``
     wins)."""
+    target_timeout: Annotated[float, Strict(), Field(ge=0, allow_inf_nan=False)] | None = 300.0
+    """Seconds one call of the ``target`` may take on one item; past it that item gets ``error``
+    (``TargetTimeoutError``). ``0`` or ``null``: no limit (``--target-timeout`` wins)."""
     db: str | None = None
     """Where to store results: a SQLite file path (relative to the config file's folder) or a
     SQLAlchemy URL (default ``.scorekit/scorekit.db`` under the working directory)."""

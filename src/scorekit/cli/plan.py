@@ -22,6 +22,7 @@ from scorekit.datasets.files import FieldMap, read_dataset
 from scorekit.errors import ConfigError
 from scorekit.evals.gates import check_max_error_rate, check_thresholds, resolve_scorer_keys
 from scorekit.evals.scorer_threads import DEFAULT_SCORER_TIMEOUT
+from scorekit.evals.target_calls import DEFAULT_TARGET_TIMEOUT
 from scorekit.items import EvalItem, Target
 from scorekit.judge.judge import Judge
 from scorekit.pipeline import Scorer
@@ -229,6 +230,7 @@ class RunPlan:
             resumed run's).
         models: the judge model strings the LLM scorers use.
         scorer_timeout: seconds one local scorer call may take, ``None``: no limit.
+        target_timeout: seconds one target call may take, ``None``: no limit.
         db: the results database (``None``: the default SQLite file).
         report: where to write the HTML report, or ``None``.
         config: JSON data describing the run, stored with it.
@@ -249,6 +251,7 @@ class RunPlan:
     max_error_rate: dict[str, float] | None = None
     correlate: str | None = None
     scorer_timeout: float | None = DEFAULT_SCORER_TIMEOUT
+    target_timeout: float | None = DEFAULT_TARGET_TIMEOUT
 
     def check(self) -> None:
         """Refuse what would only fail once scoring began; call it before the run starts.
@@ -351,6 +354,7 @@ def plan_from_config(
         config={**config.model_dump(mode="json", exclude={"base_dir"}), "model": run_model},
         correlate=correlate,
         scorer_timeout=config.scorer_timeout or None,
+        target_timeout=config.target_timeout or None,
     )
 
 

@@ -106,7 +106,9 @@ def _payload(ray: Any, job: ItemJob) -> bytes:
         ) from exc
     try:
         return bytes(
-            ray.cloudpickle.dumps(WorkerPayload(tuple(specs), job.target, job.scorer_timeout))
+            ray.cloudpickle.dumps(
+                WorkerPayload(tuple(specs), job.target, job.scorer_timeout, job.target_timeout)
+            )
         )
     except Exception as exc:
         raise ConfigError(

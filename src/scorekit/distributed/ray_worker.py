@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import AsyncIterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,15 +44,18 @@ class WorkerPayload:
         specs: the scorers' specs, in run order (each ``build()`` makes the scorer).
         target: the application under test, or ``None``.
         scorer_timeout: seconds one local scorer call may take, or ``None``.
+        target_timeout: seconds one target call may take, or ``None``.
     """
 
     specs: tuple[Rebuildable, ...]
     target: Target | None
     scorer_timeout: float | None
+    target_timeout: float | None = None
 
     def build(self) -> ItemJob:
         """The run's :class:`~scorekit.evals.per_item.ItemJob`, its scorers built from the specs."""
-        return ItemJob(tuple(spec.build() for spec in self.specs), self.target, self.scorer_timeout)
+        scorers = tuple(spec.build() for spec in self.specs)
+        return ItemJob(scorers, self.target, self.scorer_timeout, self.target_timeout)
 
 
 class ScoringWorker:
@@ -74,7 +76,6 @@ class ScoringWorker:
         self._error: str | None = None
         self._job: ItemJob | None = None
         self._slots = asyncio.Semaphore(concurrency)
-        self._threads = ThreadPoolExecutor(concurrency, thread_name_prefix="scorekit-target")
         try:
             import ray.cloudpickle as cloudpickle  # the worker runs under Ray: it is there
 
@@ -105,9 +106,7 @@ class ScoringWorker:
         async def one(index: int, task: ItemTask) -> None:
             try:
                 async with self._slots:
-                    finished.put_nowait(
-                        (index, await job(task.item, task.done, threads=self._threads))
-                    )
+                    finished.put_nowait((index, await job(task.item, task.done)))
             except asyncio.CancelledError:
                 raise
             except BaseException as exc:  # a bug: job never raises for an item's own failure

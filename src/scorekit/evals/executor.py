@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -89,15 +88,15 @@ class LocalExecutor:
         read only then, and nothing is allocated per unit of ``concurrency`` (a huge value
         costs nothing until that many items are in flight).
         """
-        # threads are started on demand, up to one per item in flight
-        threads = ThreadPoolExecutor(self.concurrency, thread_name_prefix="scorekit-target")
+        # sync targets run on scorekit's daemon threads (evals.target_calls): a target that
+        # hangs holds its thread, never the process (a ThreadPoolExecutor's are joined at exit)
         slots = asyncio.Semaphore(self.concurrency)
         running: set[asyncio.Future[None]] = set()
         failures: list[BaseException] = []
 
         async def score(task: ItemTask) -> None:
             try:
-                await emit(await job(task.item, task.done, threads=threads))
+                await emit(await job(task.item, task.done))
             except asyncio.CancelledError:
                 raise
             except BaseException as exc:
@@ -130,6 +129,5 @@ class LocalExecutor:
             for item_future in list(running):
                 item_future.cancel()
             await asyncio.gather(*running, return_exceptions=True)
-            threads.shutdown(wait=False, cancel_futures=True)
         if failures:
             raise failures[0]

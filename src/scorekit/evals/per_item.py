@@ -15,9 +15,7 @@ item's ``ScorerTimeoutError``.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import functools
-import inspect
 import uuid
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Executor as ThreadPool
@@ -25,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scorekit.errors import ConfigError, ScorerRunError
+from scorekit.evals.daemon_threads import check_seconds
 from scorekit.evals.scorer_threads import (
     DEFAULT_SCORER_TIMEOUT,
     ScorerTimeoutError,
@@ -32,12 +31,14 @@ from scorekit.evals.scorer_threads import (
     is_local,
     run_local,
 )
+from scorekit.evals.target_calls import DEFAULT_TARGET_TIMEOUT, call_target
 from scorekit.items import EvalItem, ItemResult, Target
 from scorekit.pipeline import Scorer
 from scorekit.results import RunError, ScorerRunResult
 
 __all__ = [
     "DEFAULT_SCORER_TIMEOUT",
+    "DEFAULT_TARGET_TIMEOUT",
     "ItemJob",
     "ScorerTimeoutError",
     "check_scorers",
@@ -89,28 +90,6 @@ def _error_result(
         additional_context=item.additional_context,
         error=error,
     )
-
-
-async def _call_target(target: Target, item: EvalItem, threads: ThreadPool | None) -> Any:
-    positional = [
-        p
-        for p in inspect.signature(target).parameters.values()
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
-    ]
-    takes_context = len(positional) >= 2 or any(p.kind == p.VAR_POSITIONAL for p in positional)
-    args = (item.input, item.request_context) if takes_context else (item.input,)
-    if inspect.iscoroutinefunction(target) or inspect.iscoroutinefunction(
-        getattr(target, "__call__", None)  # noqa: B004 - an async __call__ method
-    ):
-        value = target(*args)
-    else:
-        # a sync target (an HTTP client, a model call) must not block the other items: it runs
-        # in the executor's threads (as many as items in flight), with the caller's contextvars
-        call = functools.partial(contextvars.copy_context().run, target, *args)
-        value = await asyncio.get_running_loop().run_in_executor(threads, call)
-    if inspect.isawaitable(value):
-        value = await value
-    return value
 
 
 async def _score(
@@ -166,6 +145,7 @@ async def score_item(
     done: Mapping[str, ScorerRunResult] | None = None,
     threads: ThreadPool | None = None,
     scorer_timeout: float | None = DEFAULT_SCORER_TIMEOUT,
+    target_timeout: float | None = DEFAULT_TARGET_TIMEOUT,
 ) -> ItemResult:
     """Score one item: call the target when the item has no output, then run every scorer.
 
@@ -176,9 +156,12 @@ async def score_item(
             the item's input when the item carries no ``output``.
         done: scorer id → a result already stored for this item (a resumed run); those scorers
             are not run again, and the item's ``stored`` set names them.
-        threads: where a sync target runs (the loop's default executor when ``None``).
+        threads: where a sync target runs instead of scorekit's daemon threads (the caller
+            then owns their exit; see :mod:`scorekit.evals.target_calls`).
         scorer_timeout: seconds one call of a local scorer (function steps only, no judge)
             may take; ``None``: no limit (see :mod:`scorekit.evals.scorer_threads`).
+        target_timeout: seconds the target call may take; ``None``: no limit. Past it the
+            item's results are ``error`` of type ``TargetTimeoutError``.
 
     Returns:
         The item's results, one per scorer, in scorer order. Never raises for the item's own
@@ -188,7 +171,8 @@ async def score_item(
     Raises:
         ConfigError: ``item`` is not an :class:`~scorekit.items.EvalItem` (``field="item"``),
             ``scorers`` is not a list of scorers with distinct ids (``field="scorers"``), or
-            ``scorer_timeout`` is not a number > 0 or ``None`` (``field="scorer_timeout"``).
+            ``scorer_timeout`` or ``target_timeout`` is not a number > 0 or ``None``
+            (``field`` names it).
     """
     if not isinstance(item, EvalItem):
         raise ConfigError(
@@ -196,8 +180,8 @@ async def score_item(
             "(EvalItem.from_value builds one from a mapping)",
             field="item",
         )
-    timeout = check_scorer_timeout(scorer_timeout)
-    return await _score_checked(item, check_scorers(scorers), target, done, threads, timeout)
+    job = ItemJob(scorers, target, scorer_timeout, target_timeout)  # type: ignore[arg-type]
+    return await job(item, done, threads=threads)
 
 
 async def _score_checked(
@@ -207,6 +191,7 @@ async def _score_checked(
     done: Mapping[str, ScorerRunResult] | None,
     threads: ThreadPool | None,
     timeout: float | None,
+    target_timeout: float | None,
 ) -> ItemResult:
     """:func:`score_item` on scorers already checked (an :class:`ItemJob`'s, once per run)."""
     done = dict(done or {})
@@ -227,7 +212,7 @@ async def _score_checked(
         return _failed(item, scorers, error, done)
     if target is not None and not item.has_output:
         try:
-            output = await _call_target(target, item, threads)
+            output = await call_target(target, item, timeout=target_timeout, threads=threads)
             if isinstance(output, Mapping) and "output" in output:
                 context = output.get("context")
                 output = output["output"]
@@ -259,21 +244,27 @@ class ItemJob:
         target: the application under test, or ``None`` when items carry their outputs.
         scorer_timeout: seconds one call of a local scorer may take (default
             :data:`~scorekit.evals.scorer_threads.DEFAULT_SCORER_TIMEOUT`); ``None``: no limit.
+        target_timeout: seconds one target call may take (default
+            :data:`~scorekit.evals.target_calls.DEFAULT_TARGET_TIMEOUT`); ``None``: no limit.
 
     Raises:
         ConfigError: the scorers are not a non-empty list of scorers with distinct ids
-            (``field="scorers"``), or ``scorer_timeout`` is not a number > 0 or ``None``
-            (``field="scorer_timeout"``); checked once, when the job is made.
+            (``field="scorers"``), or a timeout is not a number > 0 or ``None`` (``field``
+            names it); checked once, when the job is made.
     """
 
     scorers: tuple[Scorer, ...]
     target: Target | None = None
     scorer_timeout: float | None = DEFAULT_SCORER_TIMEOUT
+    target_timeout: float | None = DEFAULT_TARGET_TIMEOUT
 
     def __post_init__(self) -> None:
         # checked once here, so scoring an item does not check them again
         object.__setattr__(self, "scorers", check_scorers(self.scorers))
         object.__setattr__(self, "scorer_timeout", check_scorer_timeout(self.scorer_timeout))
+        object.__setattr__(
+            self, "target_timeout", check_seconds(self.target_timeout, "target_timeout")
+        )
 
     @property
     def scorer_ids(self) -> tuple[str, ...]:
@@ -290,5 +281,6 @@ class ItemJob:
         """Score ``item`` (see :func:`score_item`)."""
         # the job's scorers were checked when the run was wired: not again per item
         return await _score_checked(
-            item, self.scorers, self.target, done, threads, self.scorer_timeout
-        )
+            item, self.scorers, self.target, done, threads, self.scorer_timeout,
+            self.target_timeout,
+        )  # fmt: skip

@@ -35,6 +35,7 @@ from scorekit.evals.result import DataSourceError, EvalInterrupted, EvalRunResul
 from scorekit.evals.run_options import ItemCallback, RunEvalsOptions, check_option_names
 from scorekit.evals.scorer_threads import DEFAULT_SCORER_TIMEOUT
 from scorekit.evals.source import ItemSource
+from scorekit.evals.target_calls import DEFAULT_TARGET_TIMEOUT
 from scorekit.items import ItemResult
 from scorekit.pipeline import Scorer
 from scorekit.store.records import RunStatus
@@ -93,10 +94,11 @@ class _Run:
         keep_items = options.get("keep_items", True)
         config = options.get("config")
         scorer_timeout = options.get("scorer_timeout", DEFAULT_SCORER_TIMEOUT)
+        target_timeout = options.get("target_timeout", DEFAULT_TARGET_TIMEOUT)
         progress = options.get("progress")
         self.show_progress = check_progress(progress)
         self.total = total_of(data)
-        self.job = ItemJob(scorers, target, scorer_timeout)  # type: ignore[arg-type]  # checked
+        self.job = ItemJob(scorers, target, scorer_timeout, target_timeout)  # type: ignore[arg-type]
         self.source = ItemSource(data, require_output=target is None)
         self.executor = _executor(executor, concurrency)
         if target is not None and not callable(target):
@@ -357,6 +359,11 @@ async def run_evals(
             (``ScorerTimeoutError``) and the run goes on. Local scorers run in worker threads,
             so they never block the event loop (:mod:`scorekit.evals.scorer_threads`). ``None``: no
             limit. Judge calls have their own timeout (``Judge(timeout=...)``).
+        target_timeout: seconds one call of ``target`` may take on one item (default 300);
+            past it that item gets ``error`` (``TargetTimeoutError``, naming the limit) and the
+            run goes on. A sync target runs on a daemon thread, so one that hangs never keeps
+            the process alive (Ctrl-C stops the run within seconds). ``None``: no limit
+            (:mod:`scorekit.evals.target_calls`).
         progress: show the progress bar ``scorekit run`` shows (on stderr; in Jupyter as a
             widget, which needs ``ipywidgets``): ``True``, ``False``, or ``None`` (the
             default: only in a notebook). The total is known when ``data`` has a length.
@@ -368,8 +375,8 @@ async def run_evals(
 
     Raises:
         ConfigError: bad ``data``, ``scorers``, ``concurrency``, ``executor``, ``thresholds``,
-            ``max_error_rate``, ``run_id``, ``resume`` or ``scorer_timeout`` (before any item
-            runs).
+            ``max_error_rate``, ``run_id``, ``resume``, ``scorer_timeout`` or
+            ``target_timeout`` (before any item runs).
         StoreError: the store cannot be opened or written; the run stops (its row says
             ``failed``).
         DataSourceError: ``data`` raised while being read; the items read before it were

@@ -41,6 +41,7 @@ class RunEvalsOptions(TypedDict, total=False):
     keep_items: bool
     config: Mapping[str, Any] | None
     scorer_timeout: float | None
+    target_timeout: float | None
     progress: bool | None
 
 

@@ -29,17 +29,14 @@ are bounded by the judge's own timeout.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import contextvars
-import math
-import queue
-import threading
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from scorekit._sync import run_sync
-from scorekit.errors import ConfigError, ScorerTimeoutError
+from scorekit.errors import ScorerTimeoutError
+from scorekit.evals.daemon_threads import DaemonWorkers, check_seconds
 from scorekit.pipeline import Scorer
 
 __all__ = [
@@ -70,19 +67,7 @@ def check_scorer_timeout(value: Any) -> float | None:
     Raises:
         ConfigError: not ``None`` and not a finite number > 0 (``field="scorer_timeout"``).
     """
-    if value is None:
-        return None
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, float))
-        or not math.isfinite(value)
-        or value <= 0
-    ):
-        raise ConfigError(
-            f"scorer_timeout must be a number of seconds > 0, or None for no limit; got {value!r}",
-            field="scorer_timeout",
-        )
-    return float(value)
+    return check_seconds(value, "scorer_timeout")
 
 
 def is_local(scorer: Scorer) -> bool:
@@ -90,59 +75,7 @@ def is_local(scorer: Scorer) -> bool:
     return scorer.judge is None and all(step.type == "function" for step in scorer.get_steps())
 
 
-_Job = tuple[Callable[[], Any], "concurrent.futures.Future[Any]"]
-
-
-class _Workers:
-    """Daemon threads running one call at a time each; idle ones are reused."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._idle: list[queue.SimpleQueue[_Job]] = []
-        self._stuck = 0
-
-    @property
-    def stuck(self) -> int:
-        return self._stuck
-
-    def submit(self, call: Callable[[], T]) -> concurrent.futures.Future[T]:
-        future: concurrent.futures.Future[T] = concurrent.futures.Future()
-        with self._lock:
-            inbox = self._idle.pop() if self._idle else None
-        if inbox is None:
-            inbox = queue.SimpleQueue()
-            worker = threading.Thread(
-                target=self._work, args=(inbox,), name="scorekit-scorer", daemon=True
-            )
-            worker.start()
-        inbox.put((call, future))
-        return future
-
-    def _work(self, inbox: queue.SimpleQueue[_Job]) -> None:
-        while True:
-            call, future = inbox.get()
-            if future.set_running_or_notify_cancel():
-                try:
-                    future.set_result(call())
-                except BaseException as exc:  # delivered to the awaiting side
-                    future.set_exception(exc)
-            del call, future
-            with self._lock:
-                if len(self._idle) >= _KEEP_IDLE:
-                    return
-                self._idle.append(inbox)
-
-    def mark_stuck(self, future: concurrent.futures.Future[Any]) -> None:
-        with self._lock:
-            self._stuck += 1
-        future.add_done_callback(self._unstick)
-
-    def _unstick(self, _future: concurrent.futures.Future[Any]) -> None:
-        with self._lock:
-            self._stuck -= 1
-
-
-_WORKERS = _Workers()
+_WORKERS = DaemonWorkers(keep_idle=_KEEP_IDLE)
 
 
 def stuck_calls() -> int:

@@ -276,6 +276,13 @@ def run(
             help="Seconds one code-scorer call may take per item; 0: no limit [config, else 60]",
         ),
     ] = None,
+    target_timeout: Annotated[
+        float | None,
+        typer.Option(
+            min=0,
+            help="Seconds the config's target may take per item; 0: no limit [config, else 300]",
+        ),
+    ] = None,
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Do not use the judge-call cache")
     ] = False,
@@ -366,6 +373,8 @@ def run(
             )
         if scorer_timeout is not None:  # the flag wins over the config's
             plan.scorer_timeout = scorer_timeout or None
+        if target_timeout is not None:
+            plan.target_timeout = target_timeout or None
         if resume is not None and no_store:
             raise ConfigError("--resume needs the store; drop --no-store", field="resume")
         if plan.report is not None and no_store:
@@ -459,6 +468,7 @@ def _execute(
                 keep_items=False,
                 config=plan.config,
                 scorer_timeout=plan.scorer_timeout,
+                target_timeout=plan.target_timeout,
             )
         if sink is not None:
             sink.close()
