@@ -53,7 +53,11 @@ _Job = tuple[Callable[[], Any], "concurrent.futures.Future[Any]"]
 
 
 class DaemonWorkers:
-    """Daemon threads running one call at a time each; idle ones are reused.
+    """Daemon threads taking calls from one first-in-first-out queue; idle ones are reused.
+
+    Calls start in the order they were submitted (as in a ``ThreadPoolExecutor``): a target
+    is called for the items in the order they were read. A call never waits for a busy thread:
+    without an idle one, a new thread starts.
 
     Args:
         keep_idle: idle threads kept for reuse; one more idle thread ends.
@@ -64,7 +68,8 @@ class DaemonWorkers:
         self._keep_idle = keep_idle
         self._name = name
         self._lock = threading.Lock()
-        self._idle: list[queue.SimpleQueue[_Job]] = []
+        self._jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
+        self._idle = 0
         self._stuck = 0
 
     @property
@@ -73,22 +78,19 @@ class DaemonWorkers:
         return self._stuck
 
     def submit(self, call: Callable[[], T]) -> concurrent.futures.Future[T]:
-        """Run ``call()`` on an idle thread, or a new one; its future holds the outcome."""
+        """Queue ``call()`` for an idle thread, or a new one; its future holds the outcome."""
         future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        self._jobs.put((call, future))
         with self._lock:
-            inbox = self._idle.pop() if self._idle else None
-        if inbox is None:
-            inbox = queue.SimpleQueue()
-            worker = threading.Thread(
-                target=self._work, args=(inbox,), name=self._name, daemon=True
-            )
-            worker.start()
-        inbox.put((call, future))
+            if self._idle:
+                self._idle -= 1  # an idle thread takes it
+                return future
+        threading.Thread(target=self._work, name=self._name, daemon=True).start()
         return future
 
-    def _work(self, inbox: queue.SimpleQueue[_Job]) -> None:
+    def _work(self) -> None:
         while True:
-            call, future = inbox.get()
+            call, future = self._jobs.get()
             if future.set_running_or_notify_cancel():
                 try:
                     future.set_result(call())
@@ -96,9 +98,9 @@ class DaemonWorkers:
                     future.set_exception(exc)
             del call, future
             with self._lock:
-                if len(self._idle) >= self._keep_idle:
+                if self._idle >= self._keep_idle:
                     return
-                self._idle.append(inbox)
+                self._idle += 1
 
     def mark_stuck(self, future: concurrent.futures.Future[Any]) -> None:
         """Count ``future``'s call as stuck until it returns."""

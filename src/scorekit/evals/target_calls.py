@@ -106,13 +106,20 @@ async def call_target(
         result = await value
         return await result if inspect.isawaitable(result) else result
 
+    # asyncio.wait, not wait_for: a target's own TimeoutError must stay the target's error
+    call = asyncio.ensure_future(answer())
     try:
-        return await asyncio.wait_for(answer(), timeout)
-    except asyncio.TimeoutError:
-        if future is not None:
-            _TARGETS.mark_stuck(future)
-        raise TargetTimeoutError(
-            f"the target took longer than target_timeout={timeout:g} s on item {item.id!r}; "
-            "its call was abandoned (a sync target's thread runs on until it returns, and its "
-            "answer is discarded)"
-        ) from None
+        done, _ = await asyncio.wait({call}, timeout=timeout)
+    except asyncio.CancelledError:
+        call.cancel()
+        raise
+    if done:
+        return call.result()
+    call.cancel()
+    if future is not None:
+        _TARGETS.mark_stuck(future)
+    raise TargetTimeoutError(
+        f"the target took longer than target_timeout={timeout:g} s on item {item.id!r}; "
+        "its call was abandoned (a sync target's thread runs on until it returns, and its "
+        "answer is discarded)"
+    )
