@@ -11,6 +11,7 @@ SQLAlchemy as it is.
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -151,8 +152,9 @@ def open_engine(url: str | URL, *, read_only: bool = False) -> Engine:
 
     Args:
         url: a SQLAlchemy URL (:func:`resolve_url`'s result).
-        read_only: an engine that cannot write (the viewer): a SQLite file is opened through a
-            ``mode=ro`` URI (never created) with ``PRAGMA query_only`` on every connection; a
+        read_only: an engine that cannot write (the viewer, the reading commands): a SQLite
+            file is opened through a ``mode=ro`` URI (never created; ``immutable=1`` too where
+            its folder cannot be written) with ``PRAGMA query_only`` on every connection; a
             PostgreSQL connection starts with ``default_transaction_read_only``; other
             backends are opened as they are.
 
@@ -173,8 +175,13 @@ def open_engine(url: str | URL, *, read_only: bool = False) -> Engine:
         database = parsed.database
         if database in (None, "", ":memory:"):
             raise StoreError("a read-only database is a file, not an in-memory database")
-        # a URI filename: mode=ro opens the file read-only (never creating it)
-        uri = f"file:{quote(str(Path(str(database)).resolve()))}?mode=ro"
+        # a URI filename: mode=ro opens the file read-only (never creating it); where its
+        # folder cannot be written (a read-only file system, a shared folder), SQLite could not
+        # make the WAL index beside it either: immutable=1 reads the file as it is
+        path = Path(str(database)).resolve()
+        uri = f"file:{quote(str(path))}?mode=ro"
+        if not os.access(path.parent, os.W_OK):
+            uri += "&immutable=1"
         engine = create_engine(parsed.set(database=uri, query={"uri": "true"}))
         event.listen(engine, "connect", _set_sqlite_read_only)
         return engine
@@ -182,6 +189,24 @@ def open_engine(url: str | URL, *, read_only: bool = False) -> Engine:
         options = {"options": "-c default_transaction_read_only=on"}
         return create_engine(parsed, connect_args=options)
     return create_engine(parsed)
+
+
+def _refuse_read_only(db: str | Path | None) -> None:
+    """Refuse to open for writing a SQLite file (or folder) that cannot be written.
+
+    Raises:
+        StoreError: the file, or its folder, is read-only; the message says that the
+            reading commands can still read it.
+    """
+    path = _sqlite_path(db)
+    if path is None or not path.exists():
+        return
+    if not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK):
+        raise StoreError(
+            f"the database {path} is read-only (its file or folder cannot be written): runs, "
+            "show, compare, report and view can read it; give --db a writable place to write "
+            "a run"
+        )
 
 
 def short_error(exc: BaseException) -> str:
@@ -209,9 +234,13 @@ class Database:
     def __init__(
         self, db: str | Path | None = None, *, create: bool = True, read_only: bool = False
     ) -> None:
-        url = resolve_url(db, create=create)
+        url = resolve_url(db, create=create and not read_only)
         self.url = make_url(url).render_as_string(hide_password=True)
         """The database URL, password masked."""
+        self.read_only = read_only
+        """Whether the database is opened read-only."""
+        if not read_only:
+            _refuse_read_only(db)
         try:
             self._engine: Engine = open_engine(url, read_only=read_only)
             self._prepare(create)

@@ -68,11 +68,13 @@ class Store(Database):
         []
     """
 
-    def __init__(self, db: str | Path | None = None, *, create: bool = True) -> None:
-        super().__init__(db, create=create)
+    def __init__(
+        self, db: str | Path | None = None, *, create: bool = True, read_only: bool = False
+    ) -> None:
+        super().__init__(db, create=create and not read_only, read_only=read_only)
 
     def _prepare(self, create: bool) -> None:
-        ensure_schema(self._engine, create=create)
+        ensure_schema(self._engine, create=create, read_only=self.read_only)
 
     def _fail(self, action: str, exc: Exception, run_id: str | None = None) -> StoreError:
         return StoreError(

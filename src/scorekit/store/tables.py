@@ -39,7 +39,14 @@ from sqlalchemy.schema import ColumnDefault, CreateColumn
 
 from scorekit.errors import StoreError
 
-__all__ = ["add_missing_columns", "ensure_schema", "metadata", "results", "runs"]
+__all__ = [
+    "add_missing_columns",
+    "ensure_schema",
+    "metadata",
+    "missing_columns",
+    "results",
+    "runs",
+]
 
 metadata = MetaData()
 """The schema: ``runs`` and ``results``."""
@@ -198,7 +205,15 @@ def _refuse_foreign(engine: Engine) -> None:
                 )
 
 
-def ensure_schema(engine: Engine, *, create: bool = True) -> None:
+def missing_columns(engine: Engine) -> list[str]:
+    """The columns of scorekit's tables a database lacks, as ``table.column`` (read only)."""
+    found = inspect(engine)
+    have = {t.name: {c["name"] for c in found.get_columns(t.name)} for t in (runs, results)}
+    return [f"{t.name}.{c.name}" for t in (runs, results) for c in t.columns
+            if c.name not in have[t.name]]  # fmt: skip
+
+
+def ensure_schema(engine: Engine, *, create: bool = True, read_only: bool = False) -> None:
     """Make the database hold scorekit's tables with every column.
 
     Safe when several processes open a fresh database at once (parallel CI jobs, the workers
@@ -210,10 +225,13 @@ def ensure_schema(engine: Engine, *, create: bool = True) -> None:
         engine: the database.
         create: create the tables when missing; ``False`` (the reading commands): a database
             without them is refused, never written into.
+        read_only: the database cannot be written (a read-only file or file system): an older
+            database's missing columns are reported instead of added.
 
     Raises:
         StoreError: ``create=False`` and the database holds no scorekit tables; a ``runs`` or
-            ``results`` table there is not scorekit's (refused before anything is written).
+            ``results`` table there is not scorekit's (refused before anything is written); a
+            read-only database made by an older scorekit lacks columns.
         sqlalchemy.exc.SQLAlchemyError: the database cannot be read or changed.
     """
     _refuse_foreign(engine)
@@ -224,6 +242,14 @@ def ensure_schema(engine: Engine, *, create: bool = True) -> None:
                 f"the database holds no scorekit runs (no {' or '.join(sorted(missing))} "
                 "table): is it the right file?"
             )
+        if read_only:
+            lacking = missing_columns(engine)
+            if lacking:
+                raise StoreError(
+                    f"the database was made by an older scorekit (no column {lacking[0]}) and "
+                    "is read-only: open it once where it can be written to upgrade it"
+                )
+            return
         add_missing_columns(engine)
         return
     if engine.dialect.name == "postgresql":

@@ -67,12 +67,15 @@ def fail(exc: BaseException, code: int = exit_codes.USAGE) -> typer.Exit:
 
 
 def open_store(db: str | None, *, create: bool = False) -> Store:
-    """Open the store of a command; a reading command (``create=False``) never makes a file.
+    """Open the store of a command; a reading command (``create=False``) opens it read-only.
+
+    A reading command never makes a file and never writes: it reads a database on a read-only
+    file system too.
 
     Raises:
         typer.Exit: 2, the database cannot be opened or (reading) does not exist.
     """
     try:
-        return Store(db, create=create)
+        return Store(db, create=create, read_only=not create)
     except ScorekitError as exc:
         raise fail(exc) from exc
