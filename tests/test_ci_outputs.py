@@ -87,6 +87,32 @@ def test_output_files_are_checked_before_anything_is_scored(tmp_path: Path) -> N
     assert not db.exists()  # refused before the store was opened: nothing was scored
 
 
+def test_a_report_never_overwrites_a_file_that_is_not_a_report(tmp_path: Path) -> None:
+    # issue 34: --report wrote over any file of that name
+    data = _dataset(tmp_path / "d.jsonl", ["hello world"])
+    db = str(tmp_path / "r.db")
+    notes = tmp_path / "notes.html"
+    notes.write_text("<html><body>my notes</body></html>")
+    refused = _cli("run", str(data), "-s", "content-similarity", "--db", db,
+                   "--report", str(notes))  # fmt: skip
+    assert refused.exit_code == 2, refused.output
+    assert f"--report {notes} exists and is not a scorekit report" in " ".join(
+        refused.output.split()
+    )
+    assert notes.read_text() == "<html><body>my notes</body></html>"
+    assert not Path(db).exists()  # refused before anything was scored
+    report = tmp_path / "r.html"
+    for _ in range(2):  # a report is written over an earlier report
+        done = _cli("run", str(data), "-s", "content-similarity", "--db", db,
+                    "--report", str(report))  # fmt: skip
+        assert done.exit_code == 0, done.output
+    assert '<meta name="generator" content="scorekit">' in report.read_text()
+    again = _cli("report", "latest", "-o", str(notes), "--db", db)
+    assert again.exit_code == 2, again.output
+    assert "is not a scorekit report" in again.output
+    assert notes.read_text() == "<html><body>my notes</body></html>"
+
+
 def test_compare_fails_on_a_regression_larger_than_delta(tmp_path: Path) -> None:
     db = str(tmp_path / "r.db")
     good = _dataset(tmp_path / "a.jsonl", ["hello world", "hello world"])

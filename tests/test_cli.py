@@ -145,6 +145,26 @@ def test_a_key_given_twice_is_refused_with_its_lines(
     assert info.value.field == key
 
 
+@pytest.mark.parametrize(
+    ("body", "where"),
+    [
+        ("data: {path: data.jsonl}\nscorers:\n  - name: content-similarity\n"
+         "    options: {ignore_case: maybe}\n",
+         "scorers[0].options.ignore_case: ignore_case must be true or false"),
+        ("data: {path: data.jsonl}\nscorers: [tone, {name: nope}]\n",
+         "scorers[1].name: unknown scorer 'nope'"),
+    ],
+)  # fmt: skip
+def test_a_scorer_error_in_a_config_names_the_file_and_the_field_path(
+    tmp_path: Path, body: str, where: str
+) -> None:
+    # issue 34: the error said "ignore_case must be true or false" with neither file nor path
+    config = write_config(tmp_path, body)
+    result = invoke("run", str(config), "--db", str(tmp_path / "x.db"))
+    assert result.exit_code == 2, result.output
+    assert f"{config}: {where}" in " ".join(result.stderr.split())
+
+
 def test_flags_belong_to_the_dataset_form(tmp_path: Path) -> None:
     config = write_config(tmp_path, CONFIG)
     result = invoke("run", str(config), "--scorer", "tone")

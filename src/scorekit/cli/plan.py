@@ -317,13 +317,15 @@ def plan_from_config(
     if any(":" in s.name for s in config.scorers) and str(config.base_dir) not in sys.path:
         # a `module:factory` scorer is importable from the config's folder, as a target is
         sys.path.insert(0, str(config.base_dir))
-    entries = [
-        (get_entry(s.name), s.options.get("model") or s.model or run_model) for s in config.scorers
-    ]
-    scorers = [
-        _build(entry, spec.options, spec.model or run_model, judges)
-        for (entry, _), spec in zip(entries, config.scorers, strict=True)
-    ]
+    entries = []
+    scorers = []
+    for index, spec in enumerate(config.scorers):
+        try:
+            entry = get_entry(spec.name)
+            entries.append((entry, spec.options.get("model") or spec.model or run_model))
+            scorers.append(_build(entry, spec.options, spec.model or run_model, judges))
+        except ConfigError as exc:
+            raise _at_scorer(exc, index, spec.options) from exc
     target = load_target(config.target, config.base_dir) if config.target else None
     fields = config.data.fields.field_map()
     if correlate:
@@ -356,6 +358,17 @@ def plan_from_config(
         scorer_timeout=config.scorer_timeout or None,
         target_timeout=config.target_timeout or None,
     )
+
+
+def _at_scorer(exc: ConfigError, index: int, options: Mapping[str, Any]) -> ConfigError:
+    """``exc`` with the config's path of the field it names (``scorers[0].options.scale``)."""
+    if exc.field in (None, "scorer"):
+        where = f"scorers[{index}].name" if exc.field == "scorer" else f"scorers[{index}]"
+    elif exc.field in options:
+        where = f"scorers[{index}].options.{exc.field}"
+    else:
+        where = f"scorers[{index}].{exc.field}"
+    return ConfigError(f"{where}: {exc}", field=where)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from typing import Any
 from jinja2 import Environment
 from pydantic_core import to_jsonable_python
 
+from scorekit.errors import ConfigError
 from scorekit.report.formats import pretty, templates
 from scorekit.report.histogram import Bin, bins_of
 from scorekit.store.records import ResultRecord, RunRecord, stored_error_limits
@@ -169,6 +170,40 @@ def render_report(store: Store, run_ref: str, *, max_items: int = DEFAULT_MAX_IT
     )
 
 
+_REPORT_MARKS = ('<meta name="generator" content="scorekit">', "<title>scorekit · ")
+"""What the head of a scorekit report holds (the second: reports written before the first)."""
+
+
+def check_report_target(path: str | Path, *, option: str = "report") -> None:
+    """Refuse to overwrite a file that is not a scorekit report.
+
+    A report is written over an earlier report of the same name (a CI job's), never over
+    another file that happens to have its name (notes, another tool's page).
+
+    Args:
+        path: where the report would go.
+        option: the option that named it, for the error.
+
+    Raises:
+        ConfigError: ``path`` is an existing, non-empty file whose first 4 KiB hold no mark of a
+            scorekit report (``field=option``).
+    """
+    target = Path(path)
+    if not target.is_file() or target.stat().st_size == 0:
+        return
+    try:
+        with target.open("rb") as handle:
+            head = handle.read(4096).decode("utf-8", errors="replace")
+    except OSError:
+        return  # unreadable: writing it will say why
+    if not any(mark in head for mark in _REPORT_MARKS):
+        raise ConfigError(
+            f"--{option} {path} exists and is not a scorekit report; it is left as it is: "
+            "remove it or choose another file",
+            field=option,
+        )
+
+
 def write_report(
     store: Store, run_ref: str, path: str | Path, *, max_items: int = DEFAULT_MAX_ITEMS
 ) -> Path:
@@ -178,9 +213,12 @@ def write_report(
         The path written.
 
     Raises:
+        ConfigError: ``path`` is a file that is not a scorekit report
+            (:func:`check_report_target`).
         StoreError: no such run, or the database cannot be read.
         OSError: the file cannot be written.
     """
+    check_report_target(path, option="output")
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(render_report(store, run_ref, max_items=max_items), encoding="utf-8")

@@ -45,7 +45,7 @@ from scorekit.cli.plan import parse_pairs as _parse_pairs
 from scorekit.cli.run_log import RunLog
 from scorekit.errors import ConfigError, ScorekitError
 from scorekit.evals import EvalInterrupted, EvalItem, EvalRunResult, Executor, run_evals_sync
-from scorekit.report import write_report
+from scorekit.report import check_report_target, write_report
 from scorekit.results import ScorerRunResult
 from scorekit.store import Store
 
@@ -132,6 +132,8 @@ def _check_outputs(named: dict[str, Path | None], *inputs: Path) -> None:
             ) from exc
         if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
             raise ConfigError(f"--{option} {path}: cannot write there", field=option)
+        if option == "report":
+            check_report_target(path)
 
 
 def _open_sink(out: Path) -> TextIO:
@@ -323,13 +325,17 @@ def run(
                     f"{', '.join(given)} belong(s) in the config file, not on the command line",
                     field=given[0],
                 )
-            plan = plan_from_config(
-                load_config(data),
-                model=model,
-                concurrency=concurrency,
-                correlate=correlate,
-                judge_options=judge_options,
-            )
+            config = load_config(data)
+            try:
+                plan = plan_from_config(
+                    config,
+                    model=model,
+                    concurrency=concurrency,
+                    correlate=correlate,
+                    judge_options=judge_options,
+                )
+            except ConfigError as exc:  # name the file, as load_config's own errors do
+                raise ConfigError(f"{data}: {exc}", field=exc.field) from exc
             if threshold:
                 plan.thresholds.update(
                     threshold_ids(
