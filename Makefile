@@ -37,7 +37,7 @@ demo: venv core
 	@# repair are errors): a result to read in the table, not a failure of the demo
 	$(BIN)/scorekit run examples/expertqa/expertqa.yaml --report .scorekit/expertqa-report.html \
 		|| { code=$$?; test $$code -eq 1 && echo "demo: the ExpertQA run finished; its verdict failed (see the table above)"; test $$code -eq 1; }
-	@echo "database: .scorekit/scorekit.db (scorekit runs | show latest | report latest -o FILE)"
+	@echo "database: .scorekit/scorekit.db (.venv/bin/scorekit runs | show latest | report latest -o FILE; or source .venv/bin/activate first)"
 	@echo "browse the runs: $(BIN)/scorekit view --db .scorekit/scorekit.db  (then open http://127.0.0.1:8088/)"
 
 ## test: lint, strict type check and the test suite
@@ -51,7 +51,7 @@ typecheck: venv
 	$(BIN)/mypy src
 
 unit: venv core
-	$(BIN)/pytest
+	$(BIN)/pytest -rs
 
 bench: venv core
 	$(BIN)/python benchmarks/bench_content_similarity.py
