@@ -139,7 +139,7 @@ def runs_table(
             Text(record.name or ""),
             record.source,
             format_time(record.started_at),
-            record.status,
+            record.shown_status(),
             record.verdict or "—",
             str(items),
             Text(means_text(summaries)),
@@ -150,16 +150,21 @@ def runs_table(
 def run_heading(record: RunRecord, items: int) -> list[str]:
     """The lines above a stored run's summary table: its id and name, then how it went.
 
-    The second line: status, verdict, source (``TEST``, ``LIVE`` or ``TRACE``), start and
-    finish times, and the item count.
+    The second line: status (``interrupted`` with the last heartbeat for a ``running`` run
+    whose process died), verdict, source (``TEST``, ``LIVE`` or ``TRACE``), start and finish
+    times, and the item count.
 
     Args:
         record: the run.
         items: distinct items with stored results.
     """
+    status = record.shown_status()
+    stale = record.stale_since()
+    if stale is not None:  # the process writing it died without ending it
+        status += f" (no heartbeat since {format_time(stale)} UTC)"
     return [
         f"run {record.id}  {record.name or ''}",
-        f"status {record.status} · verdict {record.verdict or '—'} · source {record.source} · "
+        f"status {status} · verdict {record.verdict or '—'} · source {record.source} · "
         f"started {format_time(record.started_at)} · finished {format_time(record.finished_at)} "
         f"UTC · {items} items",
     ]

@@ -18,8 +18,10 @@ from scorekit.usage import JudgeUsage
 
 __all__ = [
     "ERROR_LIMITS_KEY",
+    "HEARTBEAT_S",
     "ORIGIN_FIELDS",
     "RUN_SOURCES",
+    "STALE_AFTER_S",
     "ResultRecord",
     "RunRecord",
     "RunSource",
@@ -75,6 +77,12 @@ RunStatus = Literal["running", "finished", "interrupted", "failed"]
 cancellation, or ended by an error outside any item (the store, the caller's callback)."""
 
 
+HEARTBEAT_S = 30.0
+"""Seconds between two heartbeats of a running run's writer when no results are written."""
+STALE_AFTER_S = 4 * HEARTBEAT_S
+"""Seconds without a heartbeat after which a ``running`` run is shown as interrupted."""
+
+
 @dataclass(frozen=True)
 class RunRecord:
     """A stored run.
@@ -96,6 +104,9 @@ class RunRecord:
         judge_usage: judge usage totals of the run (``JudgeUsage.to_dict()`` shape).
         verdict: ``"passed"`` / ``"failed"``, ``None`` until the run finishes.
         source: where the run's items came from (see :data:`RunSource`).
+        heartbeat_at: the last sign of life of the process writing the run (UTC; written at
+            its start, with every batch of results and every :data:`HEARTBEAT_S` seconds), or
+            ``None`` for a run stored before heartbeats.
     """
 
     id: str
@@ -111,6 +122,26 @@ class RunRecord:
     judge_usage: dict[str, Any]
     verdict: str | None
     source: str = "TEST"
+    heartbeat_at: datetime | None = None
+
+    def stale_since(self, now: datetime | None = None) -> datetime | None:
+        """When a ``running`` run last showed life, if that is over :data:`STALE_AFTER_S` ago.
+
+        A process killed outright (``kill -9``, a lost machine) leaves its run ``running``
+        for ever; its heartbeat stops. ``None`` for a run that is not ``running`` or is alive.
+
+        Args:
+            now: the time to judge at (UTC; default now).
+        """
+        if self.status != "running":
+            return None
+        last = self.heartbeat_at or self.started_at
+        now = now or datetime.now(timezone.utc)
+        return last if (now - last).total_seconds() > STALE_AFTER_S else None
+
+    def shown_status(self, now: datetime | None = None) -> str:
+        """The status every view shows: ``interrupted`` for a run whose heartbeat stopped."""
+        return "interrupted" if self.stale_since(now) is not None else self.status
 
     @property
     def scorer_ids(self) -> list[str]:
@@ -134,6 +165,7 @@ def run_record(row: Any) -> RunRecord:
         judge_usage=row.judge_usage or {},
         verdict=row.verdict,
         source=row.source or "TEST",
+        heartbeat_at=utc(getattr(row, "heartbeat_at", None)),
     )
 
 

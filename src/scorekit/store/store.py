@@ -108,6 +108,7 @@ class Store(Database):
         Raises:
             StoreError: the write failed (for example a duplicate id).
         """
+        started_at = started_at or datetime.now(timezone.utc)
         try:
             with self._engine.begin() as conn:
                 conn.execute(
@@ -116,7 +117,8 @@ class Store(Database):
                         name=name,
                         status="running",
                         source=source,
-                        started_at=started_at or datetime.now(timezone.utc),
+                        started_at=started_at,
+                        heartbeat_at=started_at,
                         config=dict(config or {}),
                         scorers=[dict(s) for s in scorers],
                         thresholds=dict(thresholds or {}),
@@ -138,10 +140,36 @@ class Store(Database):
                 conn.execute(
                     update(runs)
                     .where(runs.c.id == run_id)
-                    .values(status="running", finished_at=None, verdict=None, totals=None)
+                    .values(
+                        status="running",
+                        finished_at=None,
+                        verdict=None,
+                        totals=None,
+                        heartbeat_at=datetime.now(timezone.utc),
+                    )
                 )
         except SQLAlchemyError as exc:
             raise self._fail("reopening a run", exc, run_id) from exc
+
+    def beat(self, run_id: str) -> None:
+        """Record that the process writing a ``running`` run is alive (its heartbeat).
+
+        A run whose heartbeat stopped over
+        :data:`~scorekit.store.records.STALE_AFTER_S` ago is shown as interrupted
+        (:meth:`~scorekit.store.records.RunRecord.shown_status`).
+
+        Raises:
+            StoreError: the write failed.
+        """
+        try:
+            with self._engine.begin() as conn:
+                conn.execute(
+                    update(runs)
+                    .where(runs.c.id == run_id, runs.c.status == "running")
+                    .values(heartbeat_at=datetime.now(timezone.utc))
+                )
+        except SQLAlchemyError as exc:
+            raise self._fail("writing the heartbeat", exc, run_id) from exc
 
     def finish_run(
         self,

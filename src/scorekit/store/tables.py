@@ -71,6 +71,12 @@ runs = Table(
     Column("totals", _json, nullable=True, comment="{scorer_id: {counts, mean, ...}}"),
     Column("judge_usage", _json, nullable=True),
     Column("verdict", String(8), nullable=True, comment="passed|failed"),
+    Column(
+        "heartbeat_at",
+        DateTime(timezone=True),
+        nullable=True,
+        comment="last sign of life of the process writing a running run",
+    ),
 )
 """One row per run."""
 

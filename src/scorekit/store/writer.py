@@ -4,13 +4,17 @@ Group commit: finished items queue up; one background thread takes everything qu
 it in one transaction, and while it writes the next batch queues. Batches are therefore as large
 as the store is slow, and an item is written within about one transaction's time of finishing:
 a crash (or a kill) loses the items being scored and at most the batch being written — never a
-whole run. When the queue outgrows ``max_pending`` items (a store slower than the scorers),
-:meth:`ResultWriter.put` waits, so memory stays bounded whatever the dataset's size.
+whole run. The thread also writes the run's heartbeat (with each batch, and every
+:data:`~scorekit.store.records.HEARTBEAT_S` seconds without one), so a run whose process was
+killed outright is shown as interrupted once its heartbeat stops. When the queue outgrows
+``max_pending`` items (a store slower than the scorers), :meth:`ResultWriter.put` waits, so
+memory stays bounded whatever the dataset's size.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from dataclasses import dataclass
 from datetime import datetime
@@ -18,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from scorekit.errors import StoreError
 from scorekit.items import ItemResult
-from scorekit.store.records import RunSource
+from scorekit.store.records import HEARTBEAT_S, RunSource
 from scorekit.store.rows import result_rows
 
 if TYPE_CHECKING:
@@ -45,6 +49,8 @@ class ResultWriter:
         replace: delete stored rows of the same (item, scorer) pairs first (resumed runs).
         max_pending: queued items above which :meth:`put` waits for the writer, >= 1.
         source: the rows' source (``"TEST"``, ``"LIVE"`` or ``"TRACE"``).
+        heartbeat_s: seconds between the run's heartbeats while nothing is written (each
+            written batch beats too); see :meth:`~scorekit.store.Store.beat`.
     """
 
     def __init__(
@@ -55,8 +61,10 @@ class ResultWriter:
         replace: bool = False,
         max_pending: int = 5000,
         source: RunSource = "TEST",
+        heartbeat_s: float = HEARTBEAT_S,
     ) -> None:
         self._store = store
+        self._heartbeat_s = heartbeat_s
         self._source: RunSource = source
         self._run_id = run_id
         self._replace = replace
@@ -76,12 +84,19 @@ class ResultWriter:
         while True:
             with self._cond:
                 while not self._pending and not self._closing:
-                    self._cond.wait()
-                if not self._pending:
+                    if not self._cond.wait(timeout=self._heartbeat_s):
+                        break  # nothing to write for a while: say the run is alive
+                if not self._pending and self._closing:
                     return
-                batch = self._pending[:_MAX_BATCH]
-                del self._pending[:_MAX_BATCH]
-                self._cond.notify_all()
+                if not self._pending:
+                    batch: list[_Finished] = []
+                else:
+                    batch = self._pending[:_MAX_BATCH]
+                    del self._pending[:_MAX_BATCH]
+                    self._cond.notify_all()
+            if not batch:
+                self._beat()
+                continue
             try:
                 rows = [
                     row
@@ -95,6 +110,7 @@ class ResultWriter:
                     )
                 ]
                 self._store.write_results(rows, replace=self._replace)
+                self._beat()
             except Exception as exc:
                 with self._cond:
                     self._error = (
@@ -109,6 +125,11 @@ class ResultWriter:
             with self._cond:
                 self.written += len(batch)
                 self._cond.notify_all()
+
+    def _beat(self) -> None:
+        """Write the run's heartbeat; a failure is not the run's (the results are what count)."""
+        with contextlib.suppress(StoreError):
+            self._store.beat(self._run_id)
 
     def _raise_error(self) -> None:
         if self._error is not None:

@@ -65,7 +65,7 @@ def _progress_text(conn: Connection, run_ids: Iterable[str]) -> str:
 
 def _live(conn: Connection, records: Iterable[RunRecord]) -> dict[str, str] | None:
     """What a page with running runs polls: the progress address and its state now."""
-    running = [r.id for r in records if r.status == "running"][:_LIVE_RUNS]
+    running = [r.id for r in records if r.shown_status() == "running"][:_LIVE_RUNS]
     if not running:
         return None
     url = "/progress?" + "&".join(f"run={run_id}" for run_id in running)

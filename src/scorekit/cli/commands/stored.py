@@ -97,7 +97,7 @@ def show(
         )
     )
     if record.status != "finished":
-        out().print(f"no verdict: the run is {record.status}", markup=False)
+        out().print(f"no verdict: the run is {record.shown_status()}", markup=False)
     took = None
     if record.finished_at is not None:
         took = (record.finished_at - record.started_at).total_seconds()
