@@ -671,3 +671,66 @@ async def test_a_reply_longer_than_its_budget_fails_at_once(reply: Reply, proble
         assert len(server.requests) == 1  # no repair request: never fed back to the judge
         assert error.raw_output is not None
         assert len(error.raw_output) < 21_000  # kept up to the cap
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])  # closed again when the block ends: refused
+
+
+async def test_a_dead_judge_is_left_alone_after_calls_that_cannot_connect(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # issue 34: a dead judge got 3 retry lines per call for every item (~1 h for 10k items)
+    from scorekit.errors import JudgeUnavailableError
+    from scorekit.judge.retry import BREAK_AFTER, RETRY_LINES
+
+    base_url = f"http://127.0.0.1:{_closed_port()}/v1"
+    judge = Judge(f"openai-compatible/dead-{uuid.uuid4().hex[:8]}", base_url=base_url,
+                  cache=False, retry_backoff=0.0, max_retries=2, timeout=5.0)  # fmt: skip
+    caplog.set_level("WARNING", logger="scorekit.judge")
+    for _ in range(BREAK_AFTER):
+        with pytest.raises(JudgeHTTPError):
+            await judge.generate_object("x", Relevance)
+    started = time.perf_counter()
+    for _ in range(20):
+        with pytest.raises(JudgeUnavailableError, match="could not connect even after their"):
+            await judge.generate_object("x", Relevance)
+    assert time.perf_counter() - started < 1.0  # nothing sent: no connection attempted
+    messages = [r.getMessage() for r in caplog.records]
+    opened = [m for m in messages if "calls in a row could not connect" in m]
+    assert len(opened) == 1  # said once
+    retries = [m for m in messages if ": retry " in m]
+    assert len(retries) == RETRY_LINES  # 5 calls x 2 retries = 10 lines, none past the cap
+    assert sum("further retries are not printed" in m for m in messages) == 0
+    # a judge on another endpoint is not affected
+    other = Judge(f"openai-compatible/dead-{uuid.uuid4().hex[:8]}", base_url=base_url,
+                  cache=False, retry_backoff=0.0, max_retries=0, timeout=5.0)  # fmt: skip
+    with pytest.raises(JudgeHTTPError):
+        await other.generate_object("x", Relevance)
+
+
+def test_the_breaker_closes_when_a_call_gets_through() -> None:
+    from scorekit.errors import JudgeUnavailableError
+    from scorekit.judge.retry import BREAK_AFTER, COOL_DOWN_S, RETRY_LINES, ConnectionBreaker
+
+    now = [100.0]
+    breaker = ConnectionBreaker("m", clock=lambda: now[0])
+    for _ in range(BREAK_AFTER - 1):
+        breaker.failed()
+    breaker.check()  # not yet
+    breaker.failed()
+    with pytest.raises(JudgeUnavailableError, match="another 60 s"):
+        breaker.check()
+    now[0] += COOL_DOWN_S + 0.1
+    breaker.check()  # half open: one call may go
+    breaker.failed()  # it failed too: open again
+    with pytest.raises(JudgeUnavailableError):
+        breaker.check()
+    now[0] += COOL_DOWN_S + 0.1
+    breaker.succeeded()
+    breaker.failed()  # one failure after a success does not open it
+    breaker.check()
+    printed = [breaker.note_retry() for _ in range(RETRY_LINES + 5)]
+    assert printed == [True] * (RETRY_LINES + 1) + [False] * 4

@@ -140,7 +140,8 @@ class RunLog:
             err.print(f"[yellow]error:[/yellow] {escape(message)}")
         if self.result_error_count > len(self.result_errors):
             more = self.result_error_count - len(self.result_errors)
-            err.print(f"[yellow]… and {more} more failed results (see --out)")
+            where = " (see --out)" if self.sink is not None else ""
+            err.print(f"[yellow]… and {more} more failed results{where}")
         if self.bad_labels:
             err.print(
                 f"[yellow]{len(self.bad_labels)} records have a {self.correlate!r} label that "
