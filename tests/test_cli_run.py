@@ -65,6 +65,34 @@ def test_stsb_demo_agrees_with_humans(tmp_path: Path) -> None:
     assert first["analyze_step_result"] == {"similarity": first["score"]}
 
 
+def test_the_agreement_is_stored_with_the_run_and_shown_again(tmp_path: Path) -> None:
+    # issue 34: --correlate's figures (the demo's headline) were printed once and lost
+    data = tmp_path / "d.jsonl"
+    rows = [("a b c d", "a b c d", 5), ("a b c d", "a b x y", 3), ("a b c d", "w x y z", 0)]
+    data.write_text("".join(json.dumps({"input": i, "output": o, "label": lab}) + "\n"
+                            for i, o, lab in rows))  # fmt: skip
+    db = tmp_path / "r.db"
+    done = runner.invoke(app, ["run", str(data), "-s", "content-similarity", "--correlate",
+                               "label", "--db", str(db)])  # fmt: skip
+    assert done.exit_code == 0, done.output
+    with Store(db) as store:
+        stored = store.get_run("latest").config["agreement"]
+    assert stored["column"] == "label"
+    figures = stored["scorers"]["content-similarity-scorer"]
+    assert figures["pairs"] == 3
+    assert figures["spearman"] == pytest.approx(1.0)
+    shown = runner.invoke(app, ["show", "latest", "--db", str(db)])
+    assert "agreement with 'label'" in shown.output
+    agreement = shown.output[shown.output.index("agreement with 'label'") :]
+    row = next(line for line in agreement.splitlines() if "content-similarity-scorer" in line)
+    assert [c.strip() for c in row.split("│")[1:-1]][1:4:2] == ["3", "1.0000"]  # pairs, rho
+    report = tmp_path / "r.html"
+    assert (
+        runner.invoke(app, ["report", "latest", "-o", str(report), "--db", str(db)]).exit_code == 0
+    )
+    assert "Agreement with the human label label" in report.read_text()
+
+
 def test_malformed_lines_are_reported_and_counted(tmp_path: Path) -> None:
     data = tmp_path / "d.jsonl"
     data.write_text(

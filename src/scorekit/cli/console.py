@@ -16,7 +16,6 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from scorekit.cli.correlation import pearson, spearman
 from scorekit.judge.providers import Provider
 from scorekit.notebook import score_text
 from scorekit.scorers.entry import ScorerEntry
@@ -230,32 +229,22 @@ def regressions_table(regressions: Sequence[ScoreRegression]) -> Table:
     return table
 
 
-def correlation_table(
-    scorer_ids: Sequence[str], pairs: Mapping[str, Sequence[tuple[float, float]]], column: str
-) -> Table:
+def correlation_table(found: Mapping[str, Any]) -> Table:
     """Pearson's r and Spearman's rho of each scorer's scores against a human label.
 
     Args:
-        scorer_ids: the scorers, in the order to show.
-        pairs: scorer id → (score, label) pairs; fewer than two give ``—``, as does a constant
-            sequence (the correlation is undefined).
-        column: the label's field name, for the title.
+        found: :func:`scorekit.cli.correlation.agreement`'s data (as stored with a run); a
+            correlation of ``None`` (fewer than two pairs, a constant sequence) shows ``—``.
     """
-    table = Table(title=Text(f"agreement with {column!r}"))
+    table = Table(title=Text(f"agreement with {found.get('column')!r}"))
     for name in ("scorer", "pairs", "pearson", "spearman"):
         table.add_column(name, justify="left" if name == "scorer" else "right")
-    for scorer_id in scorer_ids:
-        found = pairs.get(scorer_id, ())
-        if len(found) < 2:
-            table.add_row(Text(scorer_id), str(len(found)), "—", "—")
-            continue
-        scores = [p[0] for p in found]
-        labels = [p[1] for p in found]
+    for scorer_id, figures in dict(found.get("scorers") or {}).items():
         table.add_row(
-            Text(scorer_id),
-            str(len(found)),
-            score_text(pearson(scores, labels)),
-            score_text(spearman(scores, labels)),
+            Text(str(scorer_id)),
+            str(figures.get("pairs", 0)),
+            score_text(figures.get("pearson")),
+            score_text(figures.get("spearman")),
         )
     return table
 

@@ -7,12 +7,16 @@ many values with human labels. Per-scorer summaries live in :mod:`scorekit.summa
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from scorekit.errors import ConfigError
 from scorekit.summary import ScoreSummary
 
-__all__ = ["ScorerSummary", "pearson", "rank", "spearman"]
+__all__ = ["AGREEMENT_KEY", "ScorerSummary", "agreement", "pearson", "rank", "spearman"]
+
+AGREEMENT_KEY = "agreement"
+"""The key of a stored run's config that holds its ``--correlate`` figures."""
 
 
 ScorerSummary = ScoreSummary
@@ -74,3 +78,30 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
     """
     _check_pairs(x, y)
     return pearson(rank(x), rank(y))
+
+
+def agreement(
+    scorer_ids: Sequence[str], pairs: Mapping[str, Sequence[tuple[float, float]]], column: str
+) -> dict[str, Any]:
+    """Each scorer's agreement with a human label, as JSON data (stored with the run).
+
+    Args:
+        scorer_ids: the scorers, in run order.
+        pairs: scorer id → (score, label) pairs.
+        column: the label's field name.
+
+    Returns:
+        ``{"column": column, "scorers": {scorer id: {"pairs": n, "pearson": r, "spearman":
+        rho}}}``, a correlation ``None`` with fewer than two pairs or a constant sequence.
+    """
+    found: dict[str, dict[str, Any]] = {}
+    for scorer_id in scorer_ids:
+        got = pairs.get(scorer_id, ())
+        scores, labels = [p[0] for p in got], [p[1] for p in got]
+        enough = len(got) >= 2
+        found[scorer_id] = {
+            "pairs": len(got),
+            "pearson": pearson(scores, labels) if enough else None,
+            "spearman": spearman(scores, labels) if enough else None,
+        }
+    return {"column": column, "scorers": found}

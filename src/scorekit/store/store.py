@@ -151,6 +151,25 @@ class Store(Database):
         except SQLAlchemyError as exc:
             raise self._fail("reopening a run", exc, run_id) from exc
 
+    def update_config(self, run_id: str, values: Mapping[str, Any]) -> None:
+        """Add keys to a stored run's ``config``; the other keys are kept.
+
+        For what a command learns after the run, such as its agreement with human labels.
+
+        Raises:
+            StoreError: no such run, or the write failed.
+        """
+        record = self.get_run(run_id)
+        try:
+            with self._engine.begin() as conn:
+                conn.execute(
+                    update(runs)
+                    .where(runs.c.id == record.id)
+                    .values(config={**record.config, **dict(values)})
+                )
+        except SQLAlchemyError as exc:
+            raise self._fail("updating a run's config", exc, run_id) from exc
+
     def beat(self, run_id: str) -> None:
         """Record that the process writing a ``running`` run is alive (its heartbeat).
 

@@ -31,6 +31,7 @@ from scorekit.cli.commands.common import err as _err
 from scorekit.cli.commands.common import fail as _fail
 from scorekit.cli.commands.common import out as _out
 from scorekit.cli.config import load_config
+from scorekit.cli.correlation import AGREEMENT_KEY, agreement
 from scorekit.cli.dataset_identity import IDENTITY_KEY, check_resumed_dataset, dataset_identity
 from scorekit.cli.plan import (
     DataFlags,
@@ -505,7 +506,13 @@ def _execute(
     )
     stored.print_usage(result.judge_usage.to_dict(), time.perf_counter() - started)
     if plan.correlate:
-        _out().print(console.correlation_table(list(result.summaries), log.pairs, plan.correlate))
+        found = agreement(list(result.summaries), log.pairs, plan.correlate)
+        _out().print(console.correlation_table(found))
+        if store is not None:  # kept with the run: show, the report and the viewer show it
+            try:
+                store.update_config(result.run_id, {AGREEMENT_KEY: found})
+            except ScorekitError as exc:
+                _err().print(f"[yellow]warning:[/yellow] the agreement was not stored: {exc}")
     if out is not None:
         _out().print(f"results: {out}")
     if store is not None:

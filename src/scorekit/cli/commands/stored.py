@@ -15,6 +15,7 @@ import typer
 from scorekit.cli import console, exit_codes
 from scorekit.cli.commands.common import DbOption, app, fail, open_store, out
 from scorekit.cli.commands.listing import SourceOption, run_source
+from scorekit.cli.correlation import AGREEMENT_KEY
 from scorekit.errors import ScorekitError
 from scorekit.report import DEFAULT_MAX_ITEMS, write_report
 from scorekit.store import Store
@@ -98,6 +99,9 @@ def show(
     )
     if record.status != "finished":
         out().print(f"no verdict: the run is {record.shown_status()}", markup=False)
+    found = record.config.get(AGREEMENT_KEY) if isinstance(record.config, dict) else None
+    if isinstance(found, dict):
+        out().print(console.correlation_table(found))
     took = None
     if record.finished_at is not None:
         took = (record.finished_at - record.started_at).total_seconds()
