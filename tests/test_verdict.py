@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import signal
 import sqlite3
 from pathlib import Path
@@ -181,3 +182,35 @@ def test_an_interrupted_run_has_no_verdict_and_is_never_left_running(
     assert (partial.status, partial.verdict) == ("interrupted", None)
     assert _stored(db) == [("interrupted", None)]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+@pytest.mark.parametrize(
+    ("options", "threshold", "refused"),
+    [({}, 5.0, "[0, 1]"), ({}, -0.1, "[0, 1]"), ({"scale": 10}, 5.0, None),
+     ({"scale": 10}, 10.5, "[0, 10]"), ({}, 1.0, None)],
+)  # fmt: skip
+def test_a_threshold_outside_the_score_range_is_refused(
+    options: dict[str, float], threshold: float, refused: str | None
+) -> None:
+    # issue 34: a threshold of 5 on a 0-1 scorer made a verdict that could never pass
+    from scorekit.errors import ConfigError
+    from scorekit.evals import run_evals_sync
+    from scorekit.scorers import build_scorer
+
+    scorer = build_scorer("content-similarity", **options)
+    data = [{"input": "a", "output": "a"}]
+    if refused is None:
+        run_evals_sync(data, [scorer], thresholds={"content-similarity": threshold})
+        return
+    with pytest.raises(ConfigError, match=re.escape(f"outside its score range {refused}")) as info:
+        run_evals_sync(data, [scorer], thresholds={"content-similarity": threshold})
+    assert info.value.field == "thresholds"
+
+
+def test_a_scorer_of_unknown_range_takes_any_threshold() -> None:
+    from scorekit import create_scorer
+    from scorekit.evals import run_evals_sync
+
+    custom = create_scorer("ten", description="d").generate_score(lambda ctx: 10.0)
+    done = run_evals_sync([{"input": "a", "output": "a"}], [custom], thresholds={"ten": 5})
+    assert done.verdict == "passed"

@@ -26,6 +26,7 @@ from scorekit.verdict import (
 __all__ = [
     "DEFAULT_MAX_ERROR_RATE",
     "check_max_error_rate",
+    "check_threshold_ranges",
     "check_thresholds",
     "error_rate",
     "format_rate",
@@ -102,6 +103,28 @@ def check_thresholds(raw: Mapping[str, Any] | None, scorer_ids: Sequence[str]) -
     return {
         sid: _number(value, f"threshold for {sid!r}", "thresholds") for sid, value in found.items()
     }
+
+
+def check_threshold_ranges(thresholds: Mapping[str, float], scorers: Sequence[Any]) -> None:
+    """Refuse a threshold no score of its scorer can reach: the gate could never pass.
+
+    A built-in scorer's scores lie in ``[0, scale]`` (``scorers.registry.score_ceiling``); a
+    scorer whose range is not known is not checked.
+
+    Raises:
+        ConfigError: a threshold below 0 or above its scorer's ceiling (``field="thresholds"``).
+    """
+    from scorekit.scorers.registry import score_ceiling  # the registry imports every scorer
+
+    for scorer in scorers:
+        minimum = thresholds.get(scorer.id)
+        ceiling = score_ceiling(scorer) if minimum is not None else None
+        if minimum is not None and ceiling is not None and not 0 <= minimum <= ceiling:
+            raise ConfigError(
+                f"threshold {minimum:g} for {scorer.id!r} is outside its score range "
+                f"[0, {ceiling:g}]: the gate could never pass",
+                field="thresholds",
+            )
 
 
 def check_max_error_rate(

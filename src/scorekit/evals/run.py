@@ -26,7 +26,11 @@ from typing_extensions import Unpack
 from scorekit._sync import run_sync
 from scorekit.errors import ConfigError, StoreError
 from scorekit.evals.executor import DEFAULT_CONCURRENCY, Executor, ItemTask, LocalExecutor
-from scorekit.evals.gates import check_max_error_rate, check_thresholds
+from scorekit.evals.gates import (
+    check_max_error_rate,
+    check_threshold_ranges,
+    check_thresholds,
+)
 from scorekit.evals.heap import FrozenHeap
 from scorekit.evals.per_item import ItemJob
 from scorekit.evals.progress import check_progress, run_progress, total_of
@@ -107,6 +111,7 @@ class _Run:
             )
         scorer_ids = self.job.scorer_ids
         limits = check_thresholds(thresholds, scorer_ids)
+        check_threshold_ranges(limits, self.job.scorers)
         error_limits = check_max_error_rate(max_error_rate, scorer_ids)
         if resume is not None and store is None:
             raise ConfigError("resume= needs a store= to resume from", field="resume")

@@ -66,6 +66,7 @@ __all__ = [
     "get_entry",
     "get_scorer_entry",
     "list_scorers",
+    "score_ceiling",
 ]
 
 ENTRY_POINT_GROUP = "scorekit.scorers"
@@ -266,6 +267,32 @@ def get_entry(name: str) -> ScorerEntry:
     raise ConfigError(
         f"unknown scorer {name!r}; known scorers: {', '.join(known)}.{hint}", field="scorer"
     )
+
+
+def score_ceiling(scorer: Scorer) -> float | None:
+    """The highest score a built-in scorer can give: its ``scale`` (default 1), else 1.
+
+    Args:
+        scorer: any scorer.
+
+    Returns:
+        The ceiling for a scorer built by name from a built-in (its ``spec`` names one), or
+        ``None`` when it is not known (a scorer made with ``create_scorer``, a plugin's).
+    """
+    spec = getattr(scorer, "spec", None)
+    if not isinstance(spec, ScorerSpec):
+        return None
+    try:
+        entry = get_entry(spec.name)
+    except ConfigError:
+        return None
+    if not getattr(entry.factory, "__module__", "").startswith("scorekit."):
+        return None
+    scale = {p.name: p for p in keyword_parameters(entry.factory)}.get("scale")
+    if scale is None:
+        return 1.0
+    value = spec.options.get("scale", scale.default)
+    return float(value) if isinstance(value, (int, float)) else None
 
 
 get_scorer_entry = get_entry
