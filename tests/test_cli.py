@@ -145,6 +145,22 @@ def test_a_key_given_twice_is_refused_with_its_lines(
     assert info.value.field == key
 
 
+def test_merge_keys_and_complex_keys_are_yaml_not_duplicates(tmp_path: Path) -> None:
+    # a merge key brings keys the mapping may override: not a repeated key
+    merged = write_config(
+        tmp_path,
+        "data: &base {path: data.jsonl}\nscorers: [content-similarity]\n"
+        "name: merged\nthresholds:\n  <<: {content-similarity: 0.1}\n"
+        "  content-similarity: 0.2\n",
+    )
+    assert load_config(merged).thresholds == {"content-similarity": 0.2}
+    # a key that is a list: a YAML error (exit 2), never a traceback
+    odd = write_config(tmp_path, "data: {path: data.jsonl}\nscorers: [tone]\n? [a, b]\n: 1\n")
+    result = invoke("run", str(odd), "--db", str(tmp_path / "y.db"))
+    assert result.exit_code == 2, result.output
+    assert "not valid YAML" in result.stderr and "unhashable key" in result.stderr
+
+
 @pytest.mark.parametrize(
     ("body", "where"),
     [

@@ -27,6 +27,7 @@ config file's folder. Example::
 from __future__ import annotations
 
 import sys
+from collections.abc import Hashable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -270,13 +271,24 @@ class _DuplicateKeyError(yaml.YAMLError):
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, refusing a mapping that repeats a key (lines are 1-based)."""
+    """PyYAML's safe loader, refusing a mapping that repeats a key (lines are 1-based).
+
+    Only the keys written in the mapping count: a merge key (``<<: *defaults``) brings in keys
+    that the mapping may override, as YAML means it to.
+    """
+
+
+_MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
 def _unique_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
     seen: dict[Any, int] = {}
     for key_node, _ in node.value:
+        if key_node.tag == _MERGE_TAG:
+            continue
         key = loader.construct_object(key_node, deep=True)
+        if not isinstance(key, Hashable):
+            continue  # construct_mapping refuses it below, as a YAML error
         line = key_node.start_mark.line + 1
         if key in seen:
             raise _DuplicateKeyError(str(key), seen[key], line)
