@@ -378,6 +378,38 @@ def test_resume_with_another_dataset_is_refused_unless_asked_for(
         assert len(list(store.results(run.id))) == 4
 
 
+def test_resume_refuses_other_fields_other_sources_and_live_runs(
+    tmp_path: Path, store_db: str | Path
+) -> None:
+    # found by the break-test: --output-field changed on resume scored the same file another
+    # way into the run; a TRACE run took dataset rows; a run still going was resumed twice
+    db = store_db
+    rows = [{"id": str(i), "input": "a", "output": "a", "ground_truth": "b"} for i in range(2)]
+    data = write_jsonl(tmp_path / "d.jsonl", rows)
+    assert invoke("run", str(data), "-s", "content-similarity", "--db", str(db)).exit_code == 0
+    with Store(db) as store:
+        first = store.get_run("latest").id
+        store.start_run("trace-run", name=None, scorers=[{"id": "content-similarity-scorer"}],
+                        source="TRACE")  # fmt: skip
+        store.finish_run(
+            "trace-run", status="finished", total_items=0, judge_usage={}, verdict=None
+        )
+        store.start_run("going", name=None, scorers=[{"id": "content-similarity-scorer"}])
+    other = invoke("run", str(data), "-s", "content-similarity", "--output-field",
+                   "ground_truth", "--db", str(db), "--resume", first[:8])  # fmt: skip
+    assert other.exit_code == 2, other.output
+    assert "read its records with other fields (output: 'output' → 'ground_truth')" in " ".join(
+        other.stderr.split()
+    )
+    trace = invoke("run", str(data), "-s", "content-similarity", "--db", str(db),
+                   "--resume", "trace-run")  # fmt: skip
+    assert trace.exit_code == 2 and "holds TRACE results" in " ".join(trace.stderr.split())
+    going = invoke("run", str(data), "-s", "content-similarity", "--db", str(db),
+                   "--resume", "going")  # fmt: skip
+    assert going.exit_code == 2
+    assert "is still running in another process" in " ".join(going.stderr.split())
+
+
 _SEEN: dict[str, object] = {}
 
 

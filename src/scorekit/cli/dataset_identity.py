@@ -26,11 +26,13 @@ IDENTITY_KEY = "dataset_identity"
 _BLOCK = 1 << 20
 
 
-def dataset_identity(path: Path) -> dict[str, Any]:
-    """The identity of a dataset file: ``{"path", "size", "sha256"}``.
+def dataset_identity(path: Path, fields: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The identity of a dataset file: ``{"path", "size", "sha256", "fields"}``.
 
     Args:
         path: the file (read once, in 1 MiB blocks).
+        fields: which record field gives each item field (the same file read with another
+            mapping is other data).
 
     Raises:
         OSError: the file cannot be read.
@@ -41,7 +43,12 @@ def dataset_identity(path: Path) -> dict[str, Any]:
         while block := handle.read(_BLOCK):
             digest.update(block)
             size += len(block)
-    return {"path": str(path.resolve()), "size": size, "sha256": digest.hexdigest()}
+    return {
+        "path": str(path.resolve()),
+        "size": size,
+        "sha256": digest.hexdigest(),
+        "fields": dict(fields or {}),
+    }
 
 
 def check_resumed_dataset(
@@ -60,12 +67,23 @@ def check_resumed_dataset(
             message names both files.
     """
     stored = stored_config.get(IDENTITY_KEY) if isinstance(stored_config, Mapping) else None
-    if allow or not isinstance(stored, Mapping) or stored.get("sha256") == identity["sha256"]:
+    if allow or not isinstance(stored, Mapping):
         return
-    raise ConfigError(
-        f"run {run_id[:8]} was scored on {stored.get('path')} ({stored.get('size')} bytes); "
-        f"{identity['path']} ({identity['size']} bytes) holds other data, and resuming would "
-        "score it into that run. Resume with the same file, or add --resume-other-data if "
-        "this is meant",
-        field="resume",
-    )
+    if stored.get("sha256") != identity["sha256"]:
+        raise ConfigError(
+            f"run {run_id[:8]} was scored on {stored.get('path')} ({stored.get('size')} bytes); "
+            f"{identity['path']} ({identity['size']} bytes) holds other data now, and resuming "
+            "would score it into that run. Resume with the data the run was scored on, or add "
+            "--resume-other-data if this is meant",
+            field="resume",
+        )
+    was, now = stored.get("fields"), identity.get("fields")
+    if isinstance(was, Mapping) and was != now:
+        changed = sorted(k for k in {*was, *(now or {})} if was.get(k) != (now or {}).get(k))
+        shown = ", ".join(f"{k}: {was.get(k)!r} → {(now or {}).get(k)!r}" for k in changed)
+        raise ConfigError(
+            f"run {run_id[:8]} read its records with other fields ({shown}); resuming would "
+            "score items of the same file read another way into it. Resume with the same "
+            "field options, or add --resume-other-data if this is meant",
+            field="resume",
+        )

@@ -35,6 +35,7 @@ __all__ = [
     "assign_options",
     "build_scorers",
     "error_limits",
+    "mapped_fields",
     "parse_error_rates",
     "parse_pairs",
     "parse_value",
@@ -231,6 +232,8 @@ class RunPlan:
         models: the judge model strings the LLM scorers use.
         scorer_timeout: seconds one local scorer call may take, ``None``: no limit.
         target_timeout: seconds one target call may take, ``None``: no limit.
+        fields: which record field gives which item field (``{"output": "answer", ...}``),
+            part of the dataset's identity a resumed run is checked against.
         db: the results database (``None``: the default SQLite file).
         report: where to write the HTML report, or ``None``.
         config: JSON data describing the run, stored with it.
@@ -252,6 +255,7 @@ class RunPlan:
     correlate: str | None = None
     scorer_timeout: float | None = DEFAULT_SCORER_TIMEOUT
     target_timeout: float | None = DEFAULT_TARGET_TIMEOUT
+    fields: dict[str, str] = field(default_factory=dict)
 
     def check(self) -> None:
         """Refuse what would only fail once scoring began; call it before the run starts.
@@ -357,7 +361,17 @@ def plan_from_config(
         correlate=correlate,
         scorer_timeout=config.scorer_timeout or None,
         target_timeout=config.target_timeout or None,
+        fields=mapped_fields(fields),
     )
+
+
+_MAPPED = ("id", "input", "output", "ground_truth", "context", "request_context",
+           "expected_trajectory", "additional_context")  # fmt: skip
+
+
+def mapped_fields(fields: FieldMap) -> dict[str, str]:
+    """Which record field gives each item field (a ``None`` field is left out)."""
+    return {name: str(getattr(fields, name)) for name in _MAPPED if getattr(fields, name)}
 
 
 def _at_scorer(exc: ConfigError, index: int, options: Mapping[str, Any]) -> ConfigError:
@@ -469,6 +483,7 @@ def plan_from_flags(
         models=models,
         db=db,
         report=report,
+        fields=mapped_fields(fields),
         config={
             "data": str(data),
             "scorers": list(scorers),

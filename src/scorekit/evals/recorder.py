@@ -26,6 +26,7 @@ from scorekit.results import ScorerRunResult
 from scorekit.store.records import (
     ERROR_LIMITS_KEY,
     RUN_SOURCES,
+    STALE_AFTER_S,
     ResultRecord,
     RunSource,
     RunStatus,
@@ -258,10 +259,25 @@ class RunRecorder:
 
         Raises:
             StoreError: no such run.
-            ConfigError: the stored run was scored with other scorers, or with other options
-                (``field="resume"``).
+            ConfigError: the stored run was scored with other scorers, or with other options,
+                was recorded by live or trace scoring, or is still running in another process
+                (its heartbeat is fresh) (``field="resume"``).
         """
         stored = self.store.get_run(ref)
+        if stored.source != "TEST":
+            raise ConfigError(
+                f"run {stored.id} holds {stored.source} results (live or trace scoring); "
+                "only a dataset run can be resumed with run_evals / scorekit run",
+                field="resume",
+            )
+        if stored.status == "running" and stored.stale_since() is None:
+            last = stored.heartbeat_at or stored.started_at
+            raise ConfigError(
+                f"run {stored.id} is still running in another process (last heartbeat "
+                f"{last:%Y-%m-%d %H:%M:%S} UTC); resume it once it has ended, or once its "
+                f"heartbeat has stopped for {STALE_AFTER_S:g} s",
+                field="resume",
+            )
         scorer_ids = [s.id for s in scorers]
         if set(stored.scorer_ids) != set(scorer_ids):
             raise ConfigError(

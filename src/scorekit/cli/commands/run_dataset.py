@@ -400,7 +400,7 @@ def run(
         raise _fail(exc) from exc
     try:
         try:
-            identity = dataset_identity(plan.path)
+            identity = dataset_identity(plan.path, plan.fields)
         except OSError as exc:
             raise ConfigError(f"cannot read {plan.path}: {exc.strerror}", field="data") from exc
         plan.config[IDENTITY_KEY] = identity
