@@ -96,16 +96,24 @@ def _thread_loop() -> asyncio.AbstractEventLoop:
 
 
 def _run_cancelling_on_sigint(coro: Coroutine[Any, Any, T]) -> T:
-    """Run ``coro`` on a fresh loop; the first SIGINT cancels it, a second one interrupts."""
+    """Run ``coro`` on a fresh loop; the first SIGINT cancels it, a second one interrupts.
+
+    SIGTERM (what a CI system or ``kill`` sends to stop a job) cancels it the same way, so a
+    stopped job's run is stored as interrupted; a second SIGTERM then acts as it did before.
+    """
     loop = asyncio.new_event_loop()
     task = loop.create_task(coro)
     previous = signal.getsignal(signal.SIGINT)
+    previous_term = signal.getsignal(signal.SIGTERM)
+    term_handler = previous_term if previous_term is not None else signal.SIG_DFL
 
     def on_interrupt(_signum: int, _frame: FrameType | None) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, term_handler)
         loop.call_soon_threadsafe(task.cancel)
 
     signal.signal(signal.SIGINT, on_interrupt)
+    signal.signal(signal.SIGTERM, on_interrupt)
     try:
         return loop.run_until_complete(task)
     except asyncio.CancelledError:
@@ -120,6 +128,7 @@ def _run_cancelling_on_sigint(coro: Coroutine[Any, Any, T]) -> T:
         signal.signal(
             signal.SIGINT, previous if previous is not None else signal.default_int_handler
         )
+        signal.signal(signal.SIGTERM, term_handler)
         _close(loop)
 
 

@@ -89,7 +89,8 @@ def answer(text):
 """
 
 
-def test_ctrl_c_stops_a_run_whose_sync_target_hangs(tmp_path: Path) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_stops_a_run_whose_sync_target_hangs(tmp_path: Path, signum: int) -> None:
     # issue 34 #2: SIGINT printed "interrupted ... stored" and the process never exited
     (tmp_path / "hanging_target.py").write_text(textwrap.dedent(_HANGING))
     (tmp_path / "d.jsonl").write_text('{"id": "1", "input": "q"}\n{"id": "2", "input": "r"}\n')
@@ -110,7 +111,7 @@ def test_ctrl_c_stops_a_run_whose_sync_target_hangs(tmp_path: Path) -> None:
             time.sleep(0.1)
         assert (tmp_path / "started").exists(), "the target was never called"
         pressed = time.monotonic()
-        process.send_signal(signal.SIGINT)
+        process.send_signal(signum)  # SIGTERM: what a CI system sends to cancel a job
         code = process.wait(timeout=20)
         took = time.monotonic() - pressed
     finally:
@@ -121,3 +122,7 @@ def test_ctrl_c_stops_a_run_whose_sync_target_hangs(tmp_path: Path) -> None:
     assert code == 130, stderr
     assert took < 15, f"exited {took:.1f} s after Ctrl-C"
     assert "interrupted" in stderr
+    from scorekit.store import Store
+
+    with Store(tmp_path / "r.db") as store:
+        assert store.get_run("latest").status == "interrupted"  # stored as such, not running
