@@ -141,7 +141,7 @@ def test_a_json_array_file_is_read_record_by_record(tmp_path: Path) -> None:
     assert items[2].output == "y" and items[2].load_error is None
     assert items[3].load_error == f"{path} record 4: missing field 'output'"
     path.write_text('{"input": "q"}')
-    with pytest.raises(ConfigError, match="one array of objects, not a dict"):
+    with pytest.raises(ConfigError, match=r"one array of objects, not an object \(JSON Lines\?"):
         list(read_dataset(path))
     path.write_text("[{]")
     with pytest.raises(ConfigError, match="invalid JSON at line 1, column 3"):
@@ -176,3 +176,12 @@ def test_a_header_that_splits_at_another_delimiter_gets_a_hint(
     with pytest.raises(ConfigError) as info:
         read_dataset(path)
     assert "--delimiter" not in str(info.value)
+
+
+def test_the_tab_the_hint_names_is_accepted_as_written(tmp_path: Path) -> None:
+    path = tmp_path / "d.csv"
+    path.write_text("input\toutput\nq\ta\n")
+    with pytest.raises(ConfigError) as info:
+        read_dataset(path)
+    assert str(info.value).endswith("the header splits at '\\t': give --delimiter '\\t'")
+    assert [i.output for i in read_dataset(path, delimiter="\\t")] == ["a"]  # as a shell passes it

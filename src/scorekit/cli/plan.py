@@ -57,14 +57,16 @@ def parse_pairs(raw: Sequence[str], *, flag: str, what: str) -> dict[str, Any]:
     """Read ``key=value`` texts (values as JSON where they parse).
 
     Raises:
-        ConfigError: a text without ``=`` or without a key (``field`` is ``flag`` without its
-            dashes).
+        ConfigError: a text without ``=`` or without a key, or a key given twice (a second
+            value would silently win) (``field`` is ``flag`` without its dashes).
     """
     found: dict[str, Any] = {}
     for text in raw:
         key, sep, value = text.partition("=")
         if not sep or not key:
             raise ConfigError(f"{flag} {text!r}: expected {what}", field=flag.lstrip("-"))
+        if key in found:
+            raise ConfigError(f"{flag} gives {key!r} twice; give it once", field=flag.lstrip("-"))
         found[key] = parse_value(value)
     return found
 
@@ -105,6 +107,10 @@ def assign_options(entries: Sequence[ScorerEntry], raw: Sequence[str]) -> dict[s
                 field="option",
             )
         for taker in takers:
+            if name in assigned[taker]:
+                raise ConfigError(
+                    f"--option gives {taker}:{name} twice; give it once", field="option"
+                )
             assigned[taker][name] = parse_value(value)
     return assigned
 
@@ -270,8 +276,9 @@ class RunPlan:
                 (``field="correlate"``); the reader's own errors (a missing column).
         """
         ids = [s.id for s in self.scorers]
-        if len(set(ids)) != len(ids):
-            raise ConfigError("a scorer is named twice", field="scorer")
+        twice = sorted({i for i in ids if ids.count(i) > 1})
+        if twice:
+            raise ConfigError(f"the scorer {twice[0]!r} is named twice", field="scorer")
         first = next(self.items, None)
         if first is None:
             raise ConfigError(

@@ -295,13 +295,20 @@ def _json_array(path: Path, fields: FieldMap) -> Iterator[EvalItem]:
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not valid UTF-8 ({exc.reason})", field="data") from exc
     except json.JSONDecodeError as exc:
+        hint = (
+            " (one object per line is JSON Lines: name it .jsonl)"
+            if exc.msg == "Extra data"
+            else ""
+        )
         raise ConfigError(
-            f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno} ({exc.msg})",
+            f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno} ({exc.msg}){hint}",
             field="data",
         ) from exc
     if not isinstance(data, list):
+        kind = "null" if data is None else "an object" if isinstance(data, dict) else "a value"
         raise ConfigError(
-            f"{path}: a .json dataset holds one array of objects, not a {type(data).__name__}",
+            f"{path}: a .json dataset holds one array of objects, not {kind}"
+            f"{' (JSON Lines? name it .jsonl)' if isinstance(data, dict) else ''}",
             field="data",
         )
     where = f"{path} record"
@@ -351,7 +358,7 @@ def _delimiter_hint(names: Sequence[str], delimiter: str) -> str:
     for other in _OTHER_DELIMITERS:
         if other != delimiter and other in names[0]:
             shown = "\\t" if other == "\t" else other
-            return f"; the header splits at {shown!r}: give --delimiter '{shown}'"
+            return f"; the header splits at '{shown}': give --delimiter '{shown}'"
     return ""
 
 
@@ -450,6 +457,8 @@ def read_dataset(
     if not require_output:
         fields = replace(fields, output_required=False)
     kind = _detect(source, format)
+    if delimiter == "\\t":  # as a shell passes '\t': the tab the hint names
+        delimiter = "\t"
     if delimiter is not None and len(delimiter) != 1:
         raise ConfigError(
             f"the delimiter must be one character, got {delimiter!r}", field="delimiter"

@@ -120,9 +120,10 @@ def check_threshold_ranges(thresholds: Mapping[str, float], scorers: Sequence[An
         minimum = thresholds.get(scorer.id)
         ceiling = score_ceiling(scorer) if minimum is not None else None
         if minimum is not None and ceiling is not None and not 0 <= minimum <= ceiling:
+            never = "could never pass" if minimum > ceiling else "would always pass"
             raise ConfigError(
                 f"threshold {minimum:g} for {scorer.id!r} is outside its score range "
-                f"[0, {ceiling:g}]: the gate could never pass",
+                f"[0, {ceiling:g}]: the gate {never}",
                 field="thresholds",
             )
 

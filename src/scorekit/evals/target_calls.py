@@ -118,8 +118,12 @@ async def call_target(
     call.cancel()
     if future is not None:
         _TARGETS.mark_stuck(future)
+    left = (
+        "its thread runs on until the call returns, and its answer is discarded"
+        if future is not None
+        else "it was cancelled"
+    )
     raise TargetTimeoutError(
         f"the target took longer than target_timeout={timeout:g} s on item {item.id!r}; "
-        "its call was abandoned (a sync target's thread runs on until it returns, and its "
-        "answer is discarded)"
+        f"its call was abandoned ({left})"
     )
