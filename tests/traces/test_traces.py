@@ -359,3 +359,8 @@ def test_score_traces_on_a_file_without_traces_exits_2(
     done = CliRunner().invoke(app, ["score-traces", str(path), "-s", "tone", "--no-store"])
     assert done.exit_code == 2, done.output
     assert f"{said} {path}: nothing was scored" in " ".join(done.output.split())
+    db = tmp_path / "r.db"
+    stored = CliRunner().invoke(app, ["score-traces", str(path), "-s", "tone", "--db", str(db)])
+    assert stored.exit_code == 2, stored.output
+    with Store(db) as store:
+        assert store.list_runs() == []  # exit 2: nothing stored, not even an empty run

@@ -216,7 +216,11 @@ class RunConfig(BaseModel):
 
 
 def _where(error: Any) -> str:
-    return ".".join(str(part) for part in error["loc"]) or "config"
+    """The field path of a validation error, list positions in brackets (``scorers[1].name``)."""
+    path = ""
+    for part in error["loc"]:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path or "config"
 
 
 def load_config(path: str | Path) -> RunConfig:
@@ -230,7 +234,7 @@ def load_config(path: str | Path) -> RunConfig:
 
     Raises:
         ConfigError: the file is missing, is not YAML, or a field is wrong; the message and
-            ``field`` name the field (``scorers.1.options``).
+            ``field`` name the field (``scorers[1].options``).
     """
     source = Path(path)
     try:

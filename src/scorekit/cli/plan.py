@@ -217,7 +217,18 @@ def _chosen(
     entries = [get_entry(n) for n in names]
     assigned = assign_options(entries, options)
     models = _models([(entry, assigned[entry.name].get("model") or model) for entry in entries])
-    return models, [_build(entry, assigned[entry.name], model, judges) for entry in entries]
+    built = []
+    for entry in entries:
+        try:
+            built.append(_build(entry, assigned[entry.name], model, judges))
+        except ConfigError as exc:  # name the flag and the scorer, as a config names its path
+            where = (
+                f"--option {entry.name}:{exc.field}"
+                if exc.field in assigned[entry.name]
+                else (f"--scorer {entry.name}")
+            )
+            raise ConfigError(f"{where}: {exc}", field=exc.field) from exc
+    return models, built
 
 
 @dataclass

@@ -261,7 +261,8 @@ class RunRecorder:
             StoreError: no such run.
             ConfigError: the stored run was scored with other scorers, or with other options,
                 was recorded by live or trace scoring, or is still running in another process
-                (its heartbeat is fresh) (``field="resume"``).
+                (its heartbeat is fresh and its writer, on this host, is alive; on another
+                host, the heartbeat alone tells) (``field="resume"``).
         """
         stored = self.store.get_run(ref)
         if stored.source != "TEST":
@@ -270,7 +271,7 @@ class RunRecorder:
                 "only a dataset run can be resumed with run_evals / scorekit run",
                 field="resume",
             )
-        if stored.status == "running" and stored.stale_since() is None:
+        if stored.status == "running" and stored.stale_since() is None and not stored.writer_gone():
             last = stored.heartbeat_at or stored.started_at
             raise ConfigError(
                 f"run {stored.id} is still running in another process (last heartbeat "

@@ -8,6 +8,8 @@ Plain frozen values, read from the database; nothing here talks to it.
 
 from __future__ import annotations
 
+import os
+import socket
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -30,6 +32,7 @@ __all__ = [
     "ScorerChange",
     "run_record",
     "stored_error_limits",
+    "this_writer",
     "utc",
 ]
 
@@ -107,6 +110,7 @@ class RunRecord:
         heartbeat_at: the last sign of life of the process writing the run (UTC; written at
             its start, with every batch of results and every :data:`HEARTBEAT_S` seconds), or
             ``None`` for a run stored before heartbeats.
+        writer: ``"host:pid"`` of the process that started (or resumed) the run, or ``None``.
     """
 
     id: str
@@ -123,6 +127,23 @@ class RunRecord:
     verdict: str | None
     source: str = "TEST"
     heartbeat_at: datetime | None = None
+    writer: str | None = None
+
+    def writer_gone(self) -> bool:
+        """Whether the process writing this run is known to be dead (its pid, on this host).
+
+        ``False`` when it is alive, runs on another host, or is not known.
+        """
+        host, _, pid = (self.writer or "").rpartition(":")
+        if host != socket.gethostname() or not pid.isdigit():
+            return False
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:  # alive, another user's
+            return False
+        return False
 
     def stale_since(self, now: datetime | None = None) -> datetime | None:
         """When a ``running`` run last showed life, if that is over :data:`STALE_AFTER_S` ago.
@@ -149,6 +170,11 @@ class RunRecord:
         return [str(s["id"]) for s in self.scorers]
 
 
+def this_writer() -> str:
+    """``"host:pid"`` of this process, as :attr:`RunRecord.writer` records it."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
 def run_record(row: Any) -> RunRecord:
     """The :class:`RunRecord` of a row of the ``runs`` table (the store and the viewer read it)."""
     return RunRecord(
@@ -166,6 +192,7 @@ def run_record(row: Any) -> RunRecord:
         verdict=row.verdict,
         source=row.source or "TEST",
         heartbeat_at=utc(getattr(row, "heartbeat_at", None)),
+        writer=getattr(row, "writer", None),
     )
 
 

@@ -37,6 +37,7 @@ from scorekit.store.records import (
     ScorerChange,
     ScoreRegression,
     run_record,
+    this_writer,
 )
 from scorekit.store.run_refs import find_run
 from scorekit.store.stored_summaries import read_summaries, stored_summaries
@@ -119,6 +120,7 @@ class Store(Database):
                         source=source,
                         started_at=started_at,
                         heartbeat_at=started_at,
+                        writer=this_writer(),
                         config=dict(config or {}),
                         scorers=[dict(s) for s in scorers],
                         thresholds=dict(thresholds or {}),
@@ -146,6 +148,7 @@ class Store(Database):
                         verdict=None,
                         totals=None,
                         heartbeat_at=datetime.now(timezone.utc),
+                        writer=this_writer(),
                     )
                 )
         except SQLAlchemyError as exc:
@@ -169,6 +172,27 @@ class Store(Database):
                 )
         except SQLAlchemyError as exc:
             raise self._fail("updating a run's config", exc, run_id) from exc
+
+    def delete_empty_run(self, run_id: str) -> bool:
+        """Remove a run that holds no result (a command that found nothing to score).
+
+        Returns:
+            Whether it was removed: a run with results is never removed.
+
+        Raises:
+            StoreError: the read or write failed.
+        """
+        try:
+            with self._engine.begin() as conn:
+                held = conn.execute(
+                    select(func.count()).select_from(results).where(results.c.run_id == run_id)
+                ).scalar_one()
+                if held:
+                    return False
+                conn.execute(delete(runs).where(runs.c.id == run_id))
+                return True
+        except SQLAlchemyError as exc:
+            raise self._fail("removing an empty run", exc, run_id) from exc
 
     def beat(self, run_id: str) -> None:
         """Record that the process writing a ``running`` run is alive (its heartbeat).

@@ -77,6 +77,7 @@ runs = Table(
         nullable=True,
         comment="last sign of life of the process writing a running run",
     ),
+    Column("writer", String(255), nullable=True, comment="host:pid of the process writing it"),
 )
 """One row per run."""
 

@@ -60,9 +60,19 @@ def err() -> Console:
     return Console(stderr=True, soft_wrap=True)
 
 
+MAX_ERROR_CHARS = 2000
+"""Characters of one error message printed; a longer one (a huge value echoed back) is cut."""
+
+
 def fail(exc: BaseException, code: int = exit_codes.USAGE) -> typer.Exit:
-    """Print ``error: <exc>`` on stderr; return the ``typer.Exit`` to raise (default 2)."""
-    err().print(f"[red]error:[/red] {escape(str(exc))}")
+    """Print ``error: <exc>`` on stderr; return the ``typer.Exit`` to raise (default 2).
+
+    A message over :data:`MAX_ERROR_CHARS` characters is cut there, saying how much was left.
+    """
+    text = str(exc)
+    if len(text) > MAX_ERROR_CHARS:
+        text = f"{text[:MAX_ERROR_CHARS]}… ({len(text) - MAX_ERROR_CHARS:,} more characters)"
+    err().print(f"[red]error:[/red] {escape(text)}")
     return typer.Exit(code)
 
 

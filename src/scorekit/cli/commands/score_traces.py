@@ -74,6 +74,8 @@ def score_traces_command(
             concurrency=concurrency,
             keep_items=False,
         )
+        if result.total_items == 0 and store is not None:
+            store.delete_empty_run(result.run_id)  # exit 2 means nothing was stored
     except KeyboardInterrupt:
         err().print("[yellow]interrupted[/yellow]; what was scored is stored")
         raise typer.Exit(exit_codes.INTERRUPTED) from None
@@ -84,12 +86,16 @@ def score_traces_command(
     finally:
         if store is not None:
             store.close()
-    _print(result, store)
     if result.total_items == 0:  # as `run` refuses an empty dataset: nothing was measured
         files_named = ", ".join(str(f) for f in files)
         what = "no trace" if result.traces == 0 else "no span that becomes an item"
-        err().print(f"[red]error:[/red] {what} in {escape(files_named)}: nothing was scored")
+        for problem in result.problems[:_SHOWN_PROBLEMS]:
+            err().print(f"[yellow]{escape(str(problem))}[/yellow]")
+        err().print(
+            f"[red]error:[/red] {what} in {escape(files_named)}: nothing was scored or stored"
+        )
         raise typer.Exit(exit_codes.USAGE)
+    _print(result, store)
 
 
 def _print(result: TraceRunResult, store: Store | None) -> None:

@@ -16,7 +16,7 @@ from scorekit.cli import console, exit_codes
 from scorekit.cli.commands.common import DbOption, app, fail, open_store, out
 from scorekit.cli.commands.listing import SourceOption, run_source
 from scorekit.cli.correlation import AGREEMENT_KEY
-from scorekit.errors import ScorekitError
+from scorekit.errors import ConfigError, ScorekitError
 from scorekit.report import DEFAULT_MAX_ITEMS, write_report
 from scorekit.store import Store
 from scorekit.store.records import RunRecord, stored_error_limits
@@ -131,7 +131,9 @@ def compare(
         except ScorekitError as exc:
             raise fail(exc) from exc
     out().print(console.compare_table(a, b, changes))
-    if not regressions:
+    if not any(change.paired for change in changes):
+        out().print("no item was scored ok in both runs: nothing to compare item by item")
+    elif not regressions:
         out().print("no item scored lower in B")
     else:
         out().print(console.regressions_table(regressions))
@@ -163,6 +165,8 @@ def report(
     with open_store(db) as store:
         try:
             path = write_report(store, run_id, output, max_items=max_items)
-        except (ScorekitError, OSError) as exc:
+        except ScorekitError as exc:
             raise fail(exc) from exc
+        except OSError as exc:  # a folder, a dangling link, no permission: say which file
+            raise fail(ConfigError(f"--output {output}: cannot write it ({exc.strerror})")) from exc
     out().print(f"report: {path}")
