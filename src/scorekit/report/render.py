@@ -25,7 +25,14 @@ from scorekit.store.store import Store
 from scorekit.summary import ScoreSummary
 from scorekit.verdict import error_rate, format_rate, scorer_failures
 
-__all__ = ["SUB_RESULT_KEYS", "ItemView", "SubResult", "render_report", "write_report"]
+__all__ = [
+    "SUB_RESULT_KEYS",
+    "ItemView",
+    "SubResult",
+    "check_report_target",
+    "render_report",
+    "write_report",
+]
 
 DEFAULT_MAX_ITEMS = 2000
 """Items shown in the per-item table unless the caller asks for another number."""
