@@ -242,8 +242,8 @@ def read_probe_file(path: Path, settings: Mapping[str, Any]) -> list[ProbeRow]:
     return rows
 
 
-def _expected(variant: ProbeVariant, row: ProbeRow) -> float:
-    return sum(row.probabilities[k] * w for k, w in variant.weights.items())
+def _expected(weights: Mapping[str, float], row: ProbeRow) -> float:
+    return sum(row.probabilities[k] * w for k, w in weights.items())
 
 
 def probe_figures(
@@ -261,7 +261,7 @@ def probe_figures(
             95 % interval ``d_lo``, ``d_hi`` (2,000 resamples, seed 0).
     """
     labels = [p.label for p in probed]
-    expected = [_expected(variant, p) for p in probed]
+    expected = [_expected(variant.weights, p) for p in probed]
     argmax = [max(p.probabilities, key=p.probabilities.__getitem__) for p in probed]
     n = len(probed) or 1
     figures: dict[str, Any] = {
@@ -281,7 +281,7 @@ def probe_figures(
         other, other_rows = paired
         if [p.key for p in other_rows] != [p.key for p in probed]:
             raise ValueError(f"{variant.name} and {other.name} are not aligned row by row")
-        theirs = [_expected(other, p) for p in other_rows]
+        theirs = [_expected(other.weights, p) for p in other_rows]
         difference = paired_auroc_difference(labels, expected, theirs)
         if difference is not None:
             figures["d_auroc"], figures["d_lo"], figures["d_hi"] = difference
@@ -302,8 +302,7 @@ def reference_check(
         ``rows`` compared, the mean and largest absolute difference of the expected weight,
         or ``None`` when no key is shared.
     """
-    pairs = [(sum(p.probabilities[k] * w for k, w in weights.items()), reference[p.key])
-             for p in probed if p.key in reference]  # fmt: skip
+    pairs = [(_expected(weights, p), reference[p.key]) for p in probed if p.key in reference]
     if not pairs:
         return None
     gaps = [abs(a - b) for a, b in pairs]

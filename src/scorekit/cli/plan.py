@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from scorekit.cli.config import RunConfig, load_target
-from scorekit.datasets.files import FieldMap, read_dataset
+from scorekit.datasets.files import OPTIONAL_FIELDS, FieldMap, read_dataset
 from scorekit.errors import ConfigError
 from scorekit.evals.gates import check_max_error_rate, check_thresholds, resolve_scorer_keys
 from scorekit.evals.scorer_threads import DEFAULT_SCORER_TIMEOUT
@@ -383,13 +383,10 @@ def plan_from_config(
     )
 
 
-_MAPPED = ("id", "input", "output", "ground_truth", "context", "request_context",
-           "expected_trajectory", "additional_context")  # fmt: skip
-
-
 def mapped_fields(fields: FieldMap) -> dict[str, str]:
     """Which record field gives each item field (a ``None`` field is left out)."""
-    return {name: str(getattr(fields, name)) for name in _MAPPED if getattr(fields, name)}
+    names = ("output", *OPTIONAL_FIELDS)
+    return {name: str(getattr(fields, name)) for name in names if getattr(fields, name)}
 
 
 def _at_scorer(exc: ConfigError, index: int, options: Mapping[str, Any]) -> ConfigError:

@@ -81,7 +81,7 @@ cancellation, or ended by an error outside any item (the store, the caller's cal
 
 
 HEARTBEAT_S = 30.0
-"""Seconds between two heartbeats of a running run's writer when no results are written."""
+"""Seconds between two heartbeats of a running run's writer."""
 STALE_AFTER_S = 4 * HEARTBEAT_S
 """Seconds without a heartbeat after which a ``running`` run is shown as interrupted."""
 
@@ -108,7 +108,7 @@ class RunRecord:
         verdict: ``"passed"`` / ``"failed"``, ``None`` until the run finishes.
         source: where the run's items came from (see :data:`RunSource`).
         heartbeat_at: the last sign of life of the process writing the run (UTC; written at
-            its start, with every batch of results and every :data:`HEARTBEAT_S` seconds), or
+            its start, then every :data:`HEARTBEAT_S` seconds), or
             ``None`` for a run stored before heartbeats.
         writer: ``"host:pid"`` of the process that started (or resumed) the run, or ``None``.
     """

@@ -4,9 +4,10 @@ Group commit: finished items queue up; one background thread takes everything qu
 it in one transaction, and while it writes the next batch queues. Batches are therefore as large
 as the store is slow, and an item is written within about one transaction's time of finishing:
 a crash (or a kill) loses the items being scored and at most the batch being written — never a
-whole run. The thread also writes the run's heartbeat (with each batch, and every
-:data:`~scorekit.store.records.HEARTBEAT_S` seconds without one), so a run whose process was
-killed outright is shown as interrupted once its heartbeat stops. When the queue outgrows
+whole run. The thread also writes the run's heartbeat every
+:data:`~scorekit.store.records.HEARTBEAT_S` seconds (busy or idle, never more often: it is one
+small transaction beside the batches), so a run whose process was killed outright is shown as
+interrupted once its heartbeat stops. When the queue outgrows
 ``max_pending`` items (a store slower than the scorers), :meth:`ResultWriter.put` waits, so
 memory stays bounded whatever the dataset's size.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -49,8 +51,8 @@ class ResultWriter:
         replace: delete stored rows of the same (item, scorer) pairs first (resumed runs).
         max_pending: queued items above which :meth:`put` waits for the writer, >= 1.
         source: the rows' source (``"TEST"``, ``"LIVE"`` or ``"TRACE"``).
-        heartbeat_s: seconds between the run's heartbeats while nothing is written (each
-            written batch beats too); see :meth:`~scorekit.store.Store.beat`.
+        heartbeat_s: seconds between the run's heartbeats (the run's start writes the first);
+            see :meth:`~scorekit.store.Store.beat`.
     """
 
     def __init__(
@@ -81,21 +83,21 @@ class ResultWriter:
         self._thread.start()
 
     def _loop(self) -> None:
+        next_beat = time.monotonic() + self._heartbeat_s
         while True:
             with self._cond:
                 while not self._pending and not self._closing:
-                    if not self._cond.wait(timeout=self._heartbeat_s):
-                        break  # nothing to write for a while: say the run is alive
+                    if not self._cond.wait(timeout=max(0.0, next_beat - time.monotonic())):
+                        break  # a heartbeat is due
                 if not self._pending and self._closing:
                     return
-                if not self._pending:
-                    batch: list[_Finished] = []
-                else:
-                    batch = self._pending[:_MAX_BATCH]
-                    del self._pending[:_MAX_BATCH]
-                    self._cond.notify_all()
-            if not batch:
+                batch = self._pending[:_MAX_BATCH]
+                del self._pending[:_MAX_BATCH]
+                self._cond.notify_all()
+            if time.monotonic() >= next_beat:
                 self._beat()
+                next_beat = time.monotonic() + self._heartbeat_s
+            if not batch:
                 continue
             try:
                 rows = [
@@ -110,7 +112,6 @@ class ResultWriter:
                     )
                 ]
                 self._store.write_results(rows, replace=self._replace)
-                self._beat()
             except Exception as exc:
                 with self._cond:
                     self._error = (
