@@ -53,7 +53,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="the scorer's scoring= (expected: where the factory takes it)",
     )
     parser.add_argument(
-        "--variants", nargs="+", default=["scorer", "baseline"], choices=["scorer", "baseline"]
+        "--variants",
+        nargs="+",
+        default=["scorer", "baseline"],
+        choices=["scorer", "baseline", "reference"],
+        help="reference: the shared README's reference prompt (context relevance, local judge)",
     )
     parser.add_argument(
         "--repeat-rows",
@@ -102,12 +106,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 
 def variants(args: argparse.Namespace) -> list[str]:
-    """The variant names: ``scorer:<scoring>`` for each ``--scoring``, then ``baseline``."""
+    """The variant names: ``scorer:<scoring>`` per ``--scoring``, ``baseline``, ``reference``."""
     names = []
     if "scorer" in args.variants:
         names += [f"scorer:{s}" for s in args.scoring]
     if "baseline" in args.variants:
         names.append("baseline")
+    if "reference" in args.variants:
+        names.append("reference")
     return names
 
 
@@ -122,6 +128,7 @@ async def _run(args: argparse.Namespace) -> tuple[list[VariantRun], dict[str, An
                            args.max_tokens, args.context_window)  # fmt: skip
     runner = VariantRunner(options)
     server = judge_server(runner.judge("scorer", args.seed)) if args.cut == "auto" else None
+    runner.server = server
     cutter = Cutter(args.cut_tokens, server)
     runs: list[VariantRun] = []
     sizes: dict[str, int] = {}

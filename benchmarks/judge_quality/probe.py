@@ -65,6 +65,7 @@ __all__ = [
     "append_probe_row",
     "label_mass",
     "probe_figures",
+    "probe_one",
     "probe_rows",
     "probe_timeout",
     "read_probe_file",
@@ -144,7 +145,8 @@ def _alternatives(reply: Mapping[str, Any]) -> list[tuple[str, float]]:
     return [(alt["token"], float(alt["logprob"])) for alt in first["top_logprobs"]]
 
 
-def _probe_one(server: Any, variant: ProbeVariant, row: Row) -> ProbeRow:
+def probe_one(server: Any, variant: ProbeVariant, row: Row) -> ProbeRow:
+    """Probe one row (its first context piece, already cut) with one variant."""
     started = time.perf_counter()
     system, user = variant.messages(row.question, row.contexts[0], row.answer)
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
@@ -197,7 +199,7 @@ def probe_rows(
         for variant in variants:
             if (variant.name, row.key) in skip:
                 continue
-            measured = _probe_one(server, variant, row)
+            measured = probe_one(server, variant, row)
             probed.append(measured)
             if out is not None:
                 append_probe_row(out, measured)

@@ -45,6 +45,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from judge_quality import baselines
+from scorekit.inputs.retrieval_context import format_pieces
 from scorekit.scorers import context_relevance_prompts as prompts
 from scorekit.scorers.context_relevance import RELEVANCE_WEIGHTS
 
@@ -56,6 +57,7 @@ __all__ = [
     "PROBE_VARIANTS",
     "REFERENCE_OPENING",
     "SCORER_OPENING",
+    "WAS_SHIPPED_OPENING",
     "Messages",
     "ProbeVariant",
 ]
@@ -63,10 +65,12 @@ __all__ = [
 Messages = tuple[str, str]
 """(system, user)."""
 
-SCORER_OPENING = '{"evaluations": [{"context_index": 0, "relevance_level": "'
-"""The scorer's reply up to its first label (one piece: index 0)."""
+WAS_SHIPPED_OPENING = '{"evaluations": [{"context_index": 0, "relevance_level": "'
+"""The reply of the scorer before the redesign up to its first label (one piece: index 0)."""
 LEVEL_FIRST_OPENING = '{"evaluations": [{"relevance_level": "'
-"""The scorer's reply with the level as the first key of the evaluation."""
+"""That reply with the level as the first key of the evaluation."""
+SCORER_OPENING = LEVEL_FIRST_OPENING
+"""The scorer's reply up to its first label (the redesign asks the level first)."""
 REFERENCE_OPENING = '{"relevance_level": "'
 """The reference prompt's reply up to its label."""
 BASELINE_OPENING = '{"label": "'
@@ -108,6 +112,41 @@ _REFERENCE_LEVELS = (
 _TASKS_AFTER_LEVEL = "\n- was_used:"
 
 
+_WAS_SHIPPED_SYSTEM = (
+    "You rate how relevant retrieved context is to a user's query, and whether a response used "
+    "it. Answer in the JSON format asked for."
+)
+"""The scorer's system prompt before issue 29's redesign (a fixture: the one-factor variants
+below are built on it)."""
+
+
+def _was_shipped_prompt(query: str, response: str, pieces: list[str]) -> str:
+    """The scorer's analyze prompt before issue 29's redesign, word for word."""
+    last = len(pieces) - 1
+    return f"""User query:
+{query}
+
+Context pieces:
+{format_pieces(pieces)}
+
+Response:
+{response}
+
+For each piece (context_index 0 to {last}, once each):
+- relevance_level, from the query and the piece only (ignore the response): "high" = the \
+piece holds what the query asks; "medium" = part of it; "low" = same topic, but it does not \
+help answer; "none" = unrelated.
+- was_used: true if the response relies on the piece.
+- reasoning: a few words.
+missing_context: what the query needs that no piece holds ([] if nothing).
+overall_assessment: a few words.
+Write the text in the language the user query is written in."""
+
+
+def _was_shipped(question: str, document: str, answer: str) -> Messages:
+    return _WAS_SHIPPED_SYSTEM, _was_shipped_prompt(question, answer, [document])
+
+
 def _scorer(question: str, document: str, answer: str) -> Messages:
     return prompts.INSTRUCTIONS, prompts.analyze_prompt(question, answer, [document])
 
@@ -119,12 +158,12 @@ def _replace_once(text: str, old: str, new: str) -> str:
 
 
 def _no_response(question: str, document: str, answer: str) -> Messages:
-    system, user = _scorer(question, document, answer)
+    system, user = _was_shipped(question, document, answer)
     return system, _replace_once(user, f"Response:\n{answer}\n\n", "")
 
 
 def _query_last(question: str, document: str, answer: str) -> Messages:
-    system, user = _scorer(question, document, answer)
+    system, user = _was_shipped(question, document, answer)
     head = f"User query:\n{question}\n\n"
     rest = user.removeprefix(head)
     body, marker, tail = rest.partition("\n\nFor each piece")
@@ -132,23 +171,23 @@ def _query_last(question: str, document: str, answer: str) -> Messages:
 
 
 def _question_last(question: str, document: str, answer: str) -> Messages:
-    system, user = _scorer(question, document, answer)
+    system, user = _was_shipped(question, document, answer)
     return system, f"{user}\n\nHow relevant is context piece 0 to the user query?"
 
 
 def _defs_system(question: str, document: str, answer: str) -> Messages:
-    system, user = _scorer(question, document, answer)
+    system, user = _was_shipped(question, document, answer)
     system = f"{system}\nRelevance levels of a context piece: {_SHIPPED_LEVELS}"
     return system, _replace_once(user, _SHIPPED_LEVELS, "one of the relevance levels defined.")
 
 
 def _defs_wording(question: str, document: str, answer: str) -> Messages:
-    system, user = _scorer(question, document, answer)
+    system, user = _was_shipped(question, document, answer)
     return system, _replace_once(user, _SHIPPED_LEVELS, _REFERENCE_LEVELS)
 
 
 def _one_task(question: str, document: str, answer: str) -> Messages:
-    system, user = _scorer(question, document, answer)
+    system, user = _was_shipped(question, document, answer)
     cut = user.index(_TASKS_AFTER_LEVEL)
     return system, user[:cut]
 
@@ -227,8 +266,9 @@ PROBE_VARIANTS: dict[str, ProbeVariant] = {
                      REFERENCE_OPENING, RELEVANCE_WEIGHTS),
         ProbeVariant("ref-tasks", "reference + missing context and assessment asked",
                      _ref_tasks, REFERENCE_OPENING, RELEVANCE_WEIGHTS),
-        ProbeVariant("scorer", "none (as shipped)", _scorer, SCORER_OPENING, RELEVANCE_WEIGHTS),
-        ProbeVariant("level-first", "reply opens with the level (key order)", _scorer,
+        ProbeVariant("was-shipped", "none (the prompt before the redesign)", _was_shipped,
+                     WAS_SHIPPED_OPENING, RELEVANCE_WEIGHTS),
+        ProbeVariant("level-first", "reply opens with the level (key order)", _was_shipped,
                      LEVEL_FIRST_OPENING, RELEVANCE_WEIGHTS),
         ProbeVariant("question-last", "ends with the relevance question", _question_last,
                      SCORER_OPENING, RELEVANCE_WEIGHTS),
@@ -242,6 +282,8 @@ PROBE_VARIANTS: dict[str, ProbeVariant] = {
                      SCORER_OPENING, RELEVANCE_WEIGHTS),
         ProbeVariant("query-last", "the query after the pieces", _query_last, SCORER_OPENING,
                      RELEVANCE_WEIGHTS),
+        ProbeVariant("scorer", "the redesigned prompt as shipped now (issue 29)", _scorer,
+                     SCORER_OPENING, RELEVANCE_WEIGHTS),
         ProbeVariant("plain-list", "candidate: plain shape, one level per piece", _plain_list,
                      LIST_OPENING, RELEVANCE_WEIGHTS),
         ProbeVariant("baseline", "plain yes/no question", _baseline, BASELINE_OPENING, _YES_NO),
@@ -249,7 +291,7 @@ PROBE_VARIANTS: dict[str, ProbeVariant] = {
 }  # fmt: skip
 """The variants by name, in the order a row probes them (cache-sharing variants together)."""
 
-DEFAULT_PROBE = ("reference", "ref-response", "ref-tasks", "scorer", "level-first",
+DEFAULT_PROBE = ("reference", "ref-response", "ref-tasks", "was-shipped", "level-first",
                  "question-last", "one-task", "defs-wording", "no-response", "defs-system",
-                 "query-last", "plain-list")  # fmt: skip
+                 "query-last", "scorer", "plain-list")  # fmt: skip
 """``--probe`` with no names: every variant but the yes/no baseline (measured before: 0.53)."""

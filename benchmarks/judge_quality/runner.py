@@ -1,10 +1,12 @@
 """Run the variants of a task on its rows and collect per-row outcomes.
 
-A variant is the scorekit scorer (with ``scoring="label"`` or ``"expected"``) or the plain
-baseline prompt. Every row is scored once with the run's seed; the first ``repeat_rows`` rows
-are scored again with ``seed + 1`` for the run-to-run agreement. The judge-call cache is off
-for every call (timings and tokens are those of real calls). Rows run one after another, so
-each row's wall time is its own.
+A variant is the scorekit scorer (with ``scoring="label"`` or ``"expected"``), the plain baseline
+prompt, or (context relevance only) ``reference``: the shared README's reference prompt, read at its
+label position as the label probe reads it (:mod:`judge_quality.probe`), its score the expected
+weight, so that a full scorer run has the measuring stick beside it on the same judge, rows and cut.
+Every row is scored once with the run's seed; the first ``repeat_rows`` rows are scored again with
+``seed + 1`` for the run-to-run agreement. The judge-call cache is off for every call (timings and
+tokens are those of real calls). Rows run one after another, so each row's wall time is its own.
 
 Per row: the status (``ok`` / ``error`` / ``skipped``), the oriented score, the predicted
 label, judge calls, prompt and completion tokens (``ScorerRunResult.judge_usage``, or the
@@ -23,6 +25,8 @@ from typing import Any
 
 from judge_quality.baselines import BASELINE_INSTRUCTIONS, Baseline
 from judge_quality.data import Row
+from judge_quality.probe import probe_one
+from judge_quality.probe_variants import PROBE_VARIANTS
 from judge_quality.tasks import Task, accepts
 from scorekit.errors import JudgeError, ScorerRunError
 from scorekit.judge import Judge, JudgeModel, JudgeUsage
@@ -180,6 +184,8 @@ class VariantRunner:
         self._judges: dict[tuple[str, int], Judge] = {}
         self._baseline_max_tokens = baseline_max_tokens
         self._memo: dict[tuple[str, int, str], Outcome] = {}
+        self.server: Any = None
+        """The local judge's server, for the ``reference`` variant (set by the caller)."""
 
     def judge(self, kind: str, seed: int) -> Judge:
         """The scorer's (``"scorer"``) or the baseline's (``"baseline"``) judge for ``seed``."""
@@ -194,7 +200,9 @@ class VariantRunner:
         return self._judges[key]
 
     async def row(self, task: Task, variant: str, row: Row, seed: int) -> Outcome:
-        """One row under one variant: ``"baseline"`` or ``"scorer:<scoring>"``."""
+        """One row under one variant: ``"baseline"``, ``"reference"`` or ``"scorer:<scoring>"``."""
+        if variant == "reference":
+            return self._reference_row(task, row)
         if variant == "baseline":
             prompt = task.baseline.prompt(
                 row.question, row.contexts, row.answer, row.reference, row.other
@@ -209,6 +217,16 @@ class VariantRunner:
         extra = {"scoring": scoring} if scoring != "label" else {}
         return await _scorer_row(task, row, self.judge("scorer", seed), extra)
 
+    def _reference_row(self, task: Task, row: Row) -> Outcome:
+        if self.server is None:
+            raise ValueError("the reference variant needs the local judge's server")
+        clocks = time.perf_counter(), time.process_time()
+        reference = PROBE_VARIANTS["reference"]
+        probed = probe_one(self.server, reference, row)
+        score = sum(p * reference.weights[label] for label, p in probed.probabilities.items())
+        usage = JudgeUsage(calls=1, input_tokens=probed.prompt_tokens, output_tokens=1)
+        return _outcome(row, "ok", usage, clocks, score, task.predict(task.orient(score)))
+
 
 async def run_variant(
     runner: VariantRunner, task: Task, variant: str, rows: Sequence[Row], repeat_rows: int
@@ -219,6 +237,9 @@ async def run_variant(
     with ``skipped`` set and no outcomes.
     """
     run = VariantRun(task.name, variant)
+    if variant == "reference" and task.name != "ares-context-relevance":
+        run.skipped = "the reference prompt is a context relevance prompt"
+        return run
     scoring = variant.partition(":")[2]
     if scoring and scoring != "label" and not accepts(task.factory, "scoring"):
         run.skipped = f"{task.factory.__name__} takes no scoring= option"

@@ -33,9 +33,10 @@ from judge_quality.probe_variants import (
     PROBE_VARIANTS,
     REFERENCE_OPENING,
     SCORER_OPENING,
+    WAS_SHIPPED_OPENING,
 )
 
-from scorekit.scorers.context_relevance_prompts import INSTRUCTIONS
+from scorekit.scorers.context_relevance_prompts import INSTRUCTIONS, analyze_prompt
 
 LEVELS = ["high", "medium", "low", "none"]
 QUESTION, DOCUMENT, ANSWER = "What is X?", "X is a thing.", "X is a thing, it says."
@@ -64,9 +65,21 @@ def _messages(name: str) -> tuple[str, str]:
     return PROBE_VARIANTS[name].messages(QUESTION, DOCUMENT, ANSWER)
 
 
-def test_each_variant_changes_one_factor_of_the_scorers_prompt() -> None:
-    system, scorer = _messages("scorer")
-    assert system == INSTRUCTIONS
+def test_the_scorer_variant_is_the_shipped_prompt() -> None:
+    assert _messages("scorer") == (
+        INSTRUCTIONS,
+        analyze_prompt(QUESTION, ANSWER, [DOCUMENT]),
+    )
+    assert (
+        PROBE_VARIANTS["scorer"].opening
+        == SCORER_OPENING
+        == '{"evaluations": [{"relevance_level": "'
+    )
+
+
+def test_each_variant_changes_one_factor_of_the_prompt_before_the_redesign() -> None:
+    system, scorer = _messages("was-shipped")
+    assert system.startswith("You rate how relevant retrieved context is")
     assert scorer.startswith(f"User query:\n{QUESTION}\n\nContext pieces:\n")
     assert f"Response:\n{ANSWER}\n\n" in scorer
     # the response not shown
@@ -96,7 +109,7 @@ def test_each_variant_changes_one_factor_of_the_scorers_prompt() -> None:
     # the same prompt, the level as the reply's first key
     assert _messages("level-first") == (system, scorer)
     assert PROBE_VARIANTS["level-first"].opening == LEVEL_FIRST_OPENING
-    assert PROBE_VARIANTS["scorer"].opening == SCORER_OPENING
+    assert PROBE_VARIANTS["was-shipped"].opening == WAS_SHIPPED_OPENING
 
 
 def test_the_reference_and_baseline_prompts() -> None:
@@ -281,7 +294,7 @@ def test_probe_on_a_real_llama_cpp_server(tmp_path: Path) -> None:
     from scorekit.judge import Judge
 
     server = judge_server(Judge("local/smollm2", cache=False))
-    variants = [PROBE_VARIANTS[n] for n in ("reference", "scorer", "level-first", "baseline")]
+    variants = [PROBE_VARIANTS[n] for n in ("reference", "was-shipped", "level-first", "baseline")]
     probed = probe_rows(server, variants, ROWS, out=tmp_path / "p.jsonl")
     assert [(p.variant, p.key) for p in probed] == [(v.name, r.key) for r in ROWS for v in variants]
     for p in probed:
@@ -291,7 +304,7 @@ def test_probe_on_a_real_llama_cpp_server(tmp_path: Path) -> None:
         assert 0 < p.mass <= 1.0 + 1e-9
         assert p.prompt_tokens > 20
         assert 0 < p.evaluated <= p.prompt_tokens
-    # level-first repeats the scorer's prompt with another opening: the cache holds the prompt
+    # level-first repeats was-shipped's prompt with another opening: the cache holds the prompt
     scorer, level_first = probed[1], probed[2]
     assert level_first.evaluated < scorer.evaluated / 4
     assert len((tmp_path / "p.jsonl").read_text().splitlines()) == len(probed)

@@ -8,12 +8,14 @@ import pytest
 from scorekit.errors import ConfigError, ScorerRunError
 from scorekit.inputs.retrieval_context import ALL_BLANK_REASON, item_context
 from scorekit.judge import ScriptedJudge
+from scorekit.judge.budget import ReplyBound, schema_bound, tokens_for
 from scorekit.scorers import create_context_relevance_scorer_llm
 from scorekit.scorers.context_relevance import (
     ContextRelevancePenalties,
     context_relevance_breakdown,
     context_relevance_score,
 )
+from scorekit.scorers.context_relevance_prompts import INSTRUCTIONS
 from tests.conformance import cases_for, options, run_args, snake, to_snake
 from tests.scorers.recipe_rules import covers_each_index
 
@@ -72,9 +74,10 @@ def test_conformance(case: dict, expected: dict) -> None:
         assert info.value.result is not None
         assert info.value.result.status == "error"
         if uncovered:
-            # the repair request names the expected indices; the reply to it was not JSON
+            # the repair request names the expected count (and the indices, where the reply
+            # gave indices); the reply to it was not JSON
             assert (
-                f"expected exactly {len(pieces)} evaluations, one for each context_index"
+                f"expected exactly {len(pieces)} evaluations, one"
                 in judge.calls[1].messages[-1].content
             )
             if evaluations:  # the formula itself matches Mastra on the same labels
@@ -328,7 +331,9 @@ def test_no_evaluations_is_repaired_then_an_error(missing: list[str]) -> None:
         scorer.run_sync(input="q", output="a")
     result = info.value.result
     assert (result.status, result.score, result.error.step) == ("error", None, "analyze")
-    assert "got context_index values []" in result.error.message
+    assert "expected exactly 2 evaluations, one per context piece in the order given; got 0" in (
+        result.error.message
+    )
     assert result.error.raw_output is not None
     assert len(judge.calls) == 2
     with pytest.raises(ValueError, match="at least one evaluation"):
@@ -365,7 +370,7 @@ def test_blank_pieces_are_dropped_and_indices_map_back() -> None:
     result = scorer.run_sync(input="Capital of Australia?", output="Canberra.")
     prompt = judge.calls[0].prompt
     assert "[0] Canberra is the capital.\n[1] Sydney is the largest city.\n" in prompt
-    assert "For each piece (context_index 0 to 1, once each):" in prompt
+    assert "How relevant is each context piece (0 to 1, in order) to the user's query" in prompt
     assert [(e.context_index, e.context_piece) for e in result.analyze_step_result.evaluations] == [
         (0, "Canberra is the capital."),
         (3, "Sydney is the largest city."),
@@ -480,7 +485,7 @@ def test_japanese_query_gets_answers_in_japanese() -> None:
     analyze_prompt, reason_prompt = (call.prompt for call in judge.calls)
     assert "日食はなぜ起こるのですか？" in analyze_prompt
     assert "[0] 日食は月が太陽を隠すときに起こる。" in analyze_prompt
-    assert "in the language the user query is written in" in analyze_prompt
+    assert "in the language of the user's query" in analyze_prompt
     assert "Write in the language the user query is written in." in reason_prompt
     assert "日食はなぜ起こるのですか？" in reason_prompt
     assert result.score == 0.5
@@ -489,36 +494,79 @@ def test_japanese_query_gets_answers_in_japanese() -> None:
 
 
 def test_prompt_asks_relevance_of_the_query_and_use_of_the_response() -> None:
-    # issue 12: relevance is judged from the query and the piece (the response only decides
-    # was_used); pieces by index, free text bounded in the schema, the budget its bound's
+    # issue 29: the reference prompt's shape (levels defined in the system prompt, the query
+    # first, the question last); per piece only the level and the use are asked, in order, the
+    # level first; the budget is its bound's
     judge = ScriptedJudge([analysis(["a", "b"], [("high", True), ("low", False)])])
     create_context_relevance_scorer_llm(model=judge, context=["a", "b"], reason="none").run_sync(
         input="q?", output="r."
     )
     asked = judge.calls[0]
+    assert asked.messages[0].content == INSTRUCTIONS
+    assert '- "high": it directly addresses the query' in INSTRUCTIONS
     assert asked.prompt == (
-        "User query:\nq?\n\nContext pieces:\n[0] a\n[1] b\n\nResponse:\nr.\n\n"
-        "For each piece (context_index 0 to 1, once each):\n"
-        '- relevance_level, from the query and the piece only (ignore the response): "high" = '
-        'the piece holds what the query asks; "medium" = part of it; "low" = same topic, but it '
-        'does not help answer; "none" = unrelated.\n'
-        "- was_used: true if the response relies on the piece.\n"
-        "- reasoning: a few words.\n"
-        "missing_context: what the query needs that no piece holds ([] if nothing).\n"
-        "overall_assessment: a few words.\n"
-        "Write the text in the language the user query is written in."
+        "Rate how relevant the context below is to the user's query.\n\n"
+        "User query: q?\n\nContext pieces:\n[0] a\n[1] b\n\nResponse:\nr.\n\n"
+        "How relevant is each context piece (0 to 1, in order) to the user's query, and did the "
+        'response use it? Give "evaluations" (one per piece, in order: "relevance_level", then '
+        '"was_used"), then "missing_context": what the query needs that no piece holds ([] if '
+        "nothing), in the language of the user's query."
     )
     schema = asked.output_schema
     item = schema["$defs"]["ContextEvaluation"]["properties"]
-    assert list(item) == ["context_index", "relevance_level", "was_used", "reasoning"]
-    assert item["reasoning"] == {"type": "string", "maxLength": 40}
+    assert list(item) == ["relevance_level", "was_used"]
+    assert list(schema["properties"]) == ["evaluations", "missing_context"]
     assert schema["properties"]["evaluations"]["minItems"] == 2
     assert schema["properties"]["evaluations"]["maxItems"] == 2
     assert schema["properties"]["missing_context"]["maxItems"] == 3
     assert schema["properties"]["missing_context"]["items"] == {"type": "string", "maxLength": 60}
-    assert schema["properties"]["overall_assessment"] == {"type": "string", "maxLength": 40}
-    # text: 2 × 116 per piece + 264; marks: 2 × 21 + 1 + 27: ceil(1.25 × (496 / 3 + 70)) + 32
-    assert asked.max_tokens == 327
+    # the labels and the missing context bound the text (274 characters), 44 marks
+    assert schema_bound(schema) == ReplyBound(text=274, marks=44)
+    assert asked.max_tokens == tokens_for(ReplyBound(text=274, marks=44)) == 202
+
+
+def test_one_piece_is_asked_as_the_context() -> None:
+    judge = ScriptedJudge([analysis(["a"], [("none", False)])])
+    create_context_relevance_scorer_llm(model=judge, context=["a"], reason="none").run_sync(
+        input="q?", output="r."
+    )
+    prompt = judge.calls[0].prompt
+    assert "\n\nContext:\na\n\nResponse:\nr.\n\nHow relevant is the context to" in prompt
+    assert '"evaluations" (one: "relevance_level", then "was_used")' in prompt
+    assert "what the query needs that it lacks" in prompt
+
+
+def test_evaluations_in_order_get_their_pieces_positions() -> None:
+    # the judge is not asked for context_index: the evaluations answer the pieces in order
+    pieces = ["Canberra is the capital.", "", "Sydney is the largest city."]
+    reply = {
+        "evaluations": [
+            {"relevance_level": "none", "was_used": False},
+            {"relevance_level": "high", "was_used": True},
+        ],
+        "missing_context": [],
+    }
+    judge = ScriptedJudge([reply])
+    scorer = create_context_relevance_scorer_llm(model=judge, context=pieces, reason="template")
+    result = scorer.run_sync(input="Largest city?", output="Sydney.")
+    got = [
+        (e.context_index, e.context_piece, e.relevance_level, e.reasoning)
+        for e in result.analyze_step_result.evaluations
+    ]
+    assert got == [
+        (0, "Canberra is the capital.", "none", ""),
+        (2, "Sydney is the largest city.", "high", ""),
+    ]
+    assert result.analyze_step_result.overall_assessment == ""
+    assert result.score == 0.5
+    # a reply with one evaluation too few is sent back with the count it must have
+    short = {"evaluations": reply["evaluations"][:1], "missing_context": []}
+    judge = ScriptedJudge([short, reply])
+    scorer = create_context_relevance_scorer_llm(model=judge, context=pieces, reason="none")
+    assert scorer.run_sync(input="Largest city?", output="Sydney.").score == 0.5
+    assert "expected exactly 2 evaluations, one per context piece in the order given; got 1" in (
+        judge.calls[1].messages[-1].content
+    )
 
 
 def test_replies_longer_than_the_schema_bounds_are_accepted() -> None:

@@ -106,10 +106,14 @@ def test_notes_for_the_judge_are_where_they_help() -> None:
     from scorekit.scorers.context_relevance import ContextEvaluation
     from scorekit.scorers.hallucination import HallucinationVerdict
 
-    for model in (ContextEvaluation, PrecisionVerdict):
-        index = model.model_json_schema()["properties"]["context_index"]
-        assert index["description"] == "The number of the context piece, from 0."
-        assert "context_piece" not in model.model_json_schema()["properties"]
+    index = PrecisionVerdict.model_json_schema()["properties"]["context_index"]
+    assert index["description"] == "The number of the context piece, from 0."
+    assert "context_piece" not in PrecisionVerdict.model_json_schema()["properties"]
+    # context relevance asks the level and the use of each piece, in order (issue 29)
+    assert list(ContextEvaluation.model_json_schema()["properties"]) == [
+        "relevance_level",
+        "was_used",
+    ]
     verdict = HallucinationVerdict.model_json_schema()["properties"]
     assert (
         verdict["verdict"]["description"] == '"yes" when the claim is a hallucination, else "no".'

@@ -80,7 +80,7 @@ def test_context_relevance_prompts_keep_the_query_and_the_rule(lang: str) -> Non
     assert result.reason == run["reason"]
     assert len(judge.calls) == 2
     prompt = judge.calls[0].prompt
-    assert "in the language the user query is written in" in prompt
+    assert "in the language of the user's query" in prompt
     assert run["query"] in prompt
     assert run["context"][0] in prompt
     assert run["answer"] in prompt

@@ -57,12 +57,13 @@ __all__ = [
 
 CACHE_FILE = "judge-cache.sqlite3"
 """The database file name inside the cache folder."""
-_KEY_VERSION = 4
+_KEY_VERSION = 5
 """Bumped when the key's recipe or the rule for what is stored changes, so old entries are
 simply never hit (2: entries stored by version 1 were checked against the JSON schema only, so
 they may hold replies a pydantic validator rejects; 3: requests carry the reply budget of their
 schema's bound and scorer schemas bound their free text and lists, judge/budget.py; 4: the
-scorer prompts and schemas redesigned for judgement per token, issue 12).
+scorer prompts and schemas redesigned for judgement per token, issue 12; 5: the context relevance
+analyze step asked in the reference prompt's shape, issue 29).
 ``top_logprobs`` joins the key only when a request sets it, so the keys of requests without it
 are unchanged by it."""
 

@@ -25,11 +25,12 @@ back). A run whose pieces are all blank is ``skipped``.
 Divergences (docs/divergences.md): 1 (keyword options, each penalty defaults on its own), 4
 (``scale`` validated), 5 (never NaN), 6 (labels trimmed and lower-cased), 7 (an empty resolved
 context is ``skipped`` without a judge call), 10 (snake_case), 18 and 19 (one evaluation per
-piece, each ``context_index`` exactly once, is required: a reply with no evaluations, a missing,
-repeated or out-of-range index is repaired, then an ``error``; Mastra scores no evaluations 1 or
-0), 23 (labels outside the closed set are refused), row 78 (blank pieces dropped),
-row 79 (``context_piece`` is ours), row 102 (the reason is a template unless
-``reason="llm"``).
+piece is required: a reply with no evaluations or another count, or with a missing, repeated or
+out-of-range ``context_index`` where it gives indices, is repaired, then an ``error``; Mastra
+scores no evaluations 1 or 0), 23 (labels outside the closed set are refused), row 78 (blank
+pieces dropped), row 79 (``context_piece`` is ours), row 102 (the reason is a template unless
+``reason="llm"``), row 104 (the judge gives each piece's level and use in order, the level
+first; ``reasoning`` and ``overall_assessment`` are not asked: issue 29's measurements).
 """
 
 from __future__ import annotations
@@ -103,14 +104,10 @@ RELEVANCE_WEIGHTS: Mapping[RelevanceLevel, float] = {
 }
 """Weight of each relevance level in the base score (seed document)."""
 
-REASONING_CHARS = 40
-"""The ``maxLength`` of a piece's ``reasoning`` in the schema sent to the judge."""
 MISSING_ITEMS = 3
 """The ``maxItems`` of ``missing_context`` in the schema sent to the judge."""
 MISSING_CHARS = 60
 """The ``maxLength`` of one ``missing_context`` item in the schema sent to the judge."""
-ASSESSMENT_CHARS = 40
-"""The ``maxLength`` of ``overall_assessment`` in the schema sent to the judge."""
 
 NO_CONTEXT_REASON = "No context to evaluate: the resolved context is empty."
 """The reason of a ``skipped`` result (divergences.md row 7)."""
@@ -174,36 +171,42 @@ def _level(value: Any) -> Any:
 
 
 class ContextEvaluation(JudgeReply):
-    """The judge's view of one context piece."""
+    """The judge's view of one context piece.
 
-    context_index: int = Field(ge=0, description="The number of the context piece, from 0.")
-    """The piece's position in the context as given, from 0 (blank pieces count; the judge
-    numbers the pieces it was shown, and the scorer maps them back)."""
+    The judge gives ``relevance_level`` and ``was_used``, one evaluation per piece in the order
+    shown; ``context_index``, ``context_piece`` and ``reasoning`` are the scorer's (divergences.md
+    rows 79 and 104).
+    """
+
+    context_index: SkipJsonSchema[int] = Field(default=0, ge=0)
+    """The piece's position in the context as given, from 0 (blank pieces count): filled by
+    the scorer from the evaluation's place in the reply, never asked of the judge."""
     context_piece: SkipJsonSchema[str] = ""
     """The piece's text: the scorer's own copy, not asked of the judge (row 79)."""
     relevance_level: Annotated[RelevanceLevel, BeforeValidator(_level)]
     """How much the piece bears on the query."""
     was_used: bool
     """Whether the response used the piece's information."""
-    reasoning: str = Field(json_schema_extra={"maxLength": REASONING_CHARS})
-    """Why, in the language of the user's query (bounded in the schema sent to the judge)."""
+    reasoning: SkipJsonSchema[str] = ""
+    """Not asked of the judge (row 104): ``""`` unless a reply gave it (Mastra's replies do)."""
 
 
 class ContextRelevanceAnalysis(CountedReply):
     """The analyze step's result: per-piece evaluations, missing context, overall view.
 
     ``ContextRelevanceAnalysis.expecting(n, shown=..., positions=...)`` asks for exactly one
-    evaluation per piece and checks each ``context_index`` from 0 to ``n - 1`` appears once (an
-    empty list is refused: divergences.md row 19).
+    evaluation per piece, in the order shown (an empty list is refused: divergences.md row
+    19), and fills each ``context_index`` with the piece's position in the context as given.
     """
 
     ITEMS: ClassVar[str] = "evaluations"
     ITEM_OF: ClassVar[str] = "context piece"
     INDEX: ClassVar[str | None] = "context_index"
+    INDEX_IN_ORDER: ClassVar[bool] = True
     ECHO: ClassVar[str | None] = "context_piece"
 
     evaluations: list[ContextEvaluation]
-    """One evaluation per context piece."""
+    """One evaluation per context piece, in the order shown."""
     missing_context: list[str] = Field(
         default_factory=list,
         json_schema_extra={
@@ -212,8 +215,8 @@ class ContextRelevanceAnalysis(CountedReply):
         },
     )
     """Information the answer needed that the context lacked."""
-    overall_assessment: str = Field(json_schema_extra={"maxLength": ASSESSMENT_CHARS})
-    """A summary of the context's quality for the query."""
+    overall_assessment: SkipJsonSchema[str] = ""
+    """Not asked of the judge (row 104): ``""`` unless a reply gave it (Mastra's replies do)."""
 
 
 @dataclass(frozen=True)
@@ -407,9 +410,8 @@ def create_context_relevance_scorer_llm(
 
     Example:
         >>> from scorekit.judge import ScriptedJudge
-        >>> judge = ScriptedJudge([{"evaluations": [{"context_index": 0,
-        ...     "relevance_level": "high", "was_used": True, "reasoning": "answers it"}],
-        ...     "overall_assessment": "good"}])
+        >>> judge = ScriptedJudge([{"evaluations": [
+        ...     {"relevance_level": "high", "was_used": True}], "missing_context": []}])
         >>> scorer = create_context_relevance_scorer_llm(
         ...     model=judge, context=["Canberra is the capital."], reason="template")
         >>> scorer.run_sync(input="Capital of Australia?", output="Canberra.").score

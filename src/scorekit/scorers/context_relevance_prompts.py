@@ -14,42 +14,52 @@ from scorekit.inputs.retrieval_context import format_pieces
 __all__ = ["INSTRUCTIONS", "analyze_prompt", "reason_prompt"]
 
 INSTRUCTIONS = (
-    "You rate how relevant retrieved context is to a user's query, and whether a response used "
-    "it. Answer in the JSON format asked for."
+    "You judge how relevant retrieved context is to a user's query, and whether a response "
+    "drew on it. The relevance of a context piece is one of:\n"
+    '- "high": it directly addresses the query or gives information essential to answer it\n'
+    '- "medium": it gives supporting or background information that helps\n'
+    '- "low": it is only loosely related and helps little\n'
+    '- "none": it is irrelevant or unrelated to the query\n'
+    "A piece's relevance depends on the query and the piece alone, not on the response. "
+    "Reply with JSON only, on one line."
 )
-"""System instructions of the Context Relevance judge."""
+"""System instructions of the Context Relevance judge: the relevance levels are defined here,
+once, so the user prompt ends with the question (issue 29's probe: the query first, the
+question last and the levels in the system prompt, the shape of the reference prompt)."""
 
 
 def analyze_prompt(query: str, response: str, pieces: Sequence[str]) -> str:
-    """Ask for one evaluation per context piece, the missing context and an overall view.
+    """Ask for each context piece's relevance level and use, then the missing context.
 
-    Relevance is asked of the query and the piece alone; the response only decides
-    ``was_used`` (a response written from a piece would otherwise make it look relevant).
+    The shape of the reference prompt the label probe measured best (issue 29,
+    docs/judge-quality.md): the query, the pieces, then the response, and last the question;
+    the reply gives each piece's level first, in the order shown (no index, reasoning or
+    assessment: a few completion tokens a piece).
 
     Args:
         query: the user's message.
         response: the agent's answer.
         pieces: the context pieces, numbered from 0 in the prompt.
     """
-    last = len(pieces) - 1
-    return f"""User query:
-{query}
+    if len(pieces) == 1:
+        context = f"Context:\n{pieces[0]}"
+        each, count, lacks = "the context", "one", "it lacks"
+    else:
+        context = f"Context pieces:\n{format_pieces(pieces)}"
+        each = f"each context piece (0 to {len(pieces) - 1}, in order)"
+        count, lacks = "one per piece, in order", "no piece holds"
+    return f"""Rate how relevant the context below is to the user's query.
 
-Context pieces:
-{format_pieces(pieces)}
+User query: {query}
+
+{context}
 
 Response:
 {response}
 
-For each piece (context_index 0 to {last}, once each):
-- relevance_level, from the query and the piece only (ignore the response): "high" = the \
-piece holds what the query asks; "medium" = part of it; "low" = same topic, but it does not \
-help answer; "none" = unrelated.
-- was_used: true if the response relies on the piece.
-- reasoning: a few words.
-missing_context: what the query needs that no piece holds ([] if nothing).
-overall_assessment: a few words.
-Write the text in the language the user query is written in."""
+How relevant is {each} to the user's query, and did the response use it? Give \
+"evaluations" ({count}: "relevance_level", then "was_used"), then "missing_context": what \
+the query needs that {lacks} ([] if nothing), in the language of the user's query."""
 
 
 def reason_prompt(

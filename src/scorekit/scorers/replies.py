@@ -189,15 +189,18 @@ YesNoUnsure = Annotated[Literal["yes", "no", "unsure"], BeforeValidator(normalis
 class CountedReply(JudgeReply):
     """A reply whose list holds one item per thing the judge was shown, or a bounded list.
 
-    Subclasses name the counted list field in ``ITEMS`` and what one item answers in
-    ``ITEM_OF`` (``"claim"``). ``Model.expecting(n)`` is the prompt step's schema for a run
-    with ``n`` things: its JSON schema bounds the list to exactly ``n`` items, so a judge with
+    Subclasses name the counted list field in ``ITEMS`` and what one item answers in ``ITEM_OF``
+    (``"claim"``). ``Model.expecting(n)`` is the prompt step's schema for a run with ``n``
+    things: its JSON schema bounds the list to exactly ``n`` items, so a judge with
     schema-constrained decoding (the local llama.cpp judge, strict structured output) produces
     exactly ``n``, and validation refuses any other count (an empty list too), so a reply that
-    skips or repeats items is sent back for repair with the expected count. When ``INDEX``
-    names an index field of the items, each index from 0 to ``n - 1`` must appear exactly
-    once; else items answer the things in order. ``Model.at_most(n)`` bounds the list from
-    above only. Without either (a model validated directly) the count is not checked.
+    skips or repeats items is sent back for repair with the expected count. When ``INDEX`` names
+    an index field of the items, each index from 0 to ``n - 1`` must appear exactly once; else
+    items answer the things in order. With ``INDEX_IN_ORDER`` the judge is not asked for
+    ``INDEX``: items answer in order and the scorer fills it from the item's place, unless the
+    reply gave it (a reply in Mastra's shape), when it is checked as above.
+    ``Model.at_most(n)`` bounds the list from above only. Without either (a model validated
+    directly) the count is not checked.
 
     ``expecting(n, shown=texts, positions=...)`` also fills each item's ``ECHO`` field with the
     text of the thing it answers and, with ``positions``, replaces each ``INDEX`` by the index
@@ -210,6 +213,8 @@ class CountedReply(JudgeReply):
     """What one item answers, for messages (``"claim"``, ``"context piece"``)."""
     INDEX: ClassVar[str | None] = None
     """The items' index field (``"context_index"``), or ``None`` when items go in order."""
+    INDEX_IN_ORDER: ClassVar[bool] = False
+    """``INDEX`` is not asked of the judge: items go in order unless the reply gave it."""
     ECHO: ClassVar[str | None] = None
     """The items' field filled with the text of the thing answered, or ``None``."""
 
@@ -274,28 +279,39 @@ class CountedReply(JudgeReply):
         judge in the repair request, so it states what is expected.
         """
         items = self._items()
-        if self.INDEX is None:
+        index = self.INDEX
+        if index is None or self._in_order():
             if len(items) == expected:
                 return
             raise ValueError(
                 f"expected exactly {expected} {self.ITEMS}, one per {self.ITEM_OF} in the order "
                 f"given; got {len(items)}"
             )
-        indices = [getattr(item, self.INDEX) for item in items]
+        indices = [getattr(item, index) for item in items]
         if sorted(indices) == list(range(expected)):
             return
         raise ValueError(
-            f"expected exactly {expected} {self.ITEMS}, one for each {self.INDEX} from 0 to "
-            f"{expected - 1}, each exactly once; got {self.INDEX} values {indices}"
+            f"expected exactly {expected} {self.ITEMS}, one for each {index} from 0 to "
+            f"{expected - 1}, each exactly once; got {index} values {indices}"
+        )
+
+    def _in_order(self) -> bool:
+        """Whether the items answer the things in order (no index was asked or given)."""
+        if self.INDEX is None:
+            return True
+        index = self.INDEX
+        return self.INDEX_IN_ORDER and not any(
+            index in item.model_fields_set for item in self._items()
         )
 
     def _fill_from_our_copy(self, shown: Sequence[str] | None, positions: Any) -> None:
+        in_order = self._in_order()
         for place, item in enumerate(self._items()):
-            index = place if self.INDEX is None else getattr(item, self.INDEX)
+            index = place if in_order or self.INDEX is None else getattr(item, self.INDEX)
             if shown is not None and self.ECHO is not None:
                 setattr(item, self.ECHO, shown[index])
-            if positions is not None and self.INDEX is not None:
-                setattr(item, self.INDEX, positions[index])
+            if self.INDEX is not None and (positions is not None or self.INDEX_IN_ORDER):
+                setattr(item, self.INDEX, index if positions is None else positions[index])
 
     @model_validator(mode="after")
     def _check_expected_count(self, info: ValidationInfo) -> CountedReply:
