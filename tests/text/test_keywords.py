@@ -1,3 +1,5 @@
+import random
+
 import pytest
 
 from scorekit.inputs.messages import joined_text
@@ -79,3 +81,30 @@ def test_other_language_path() -> None:
     ]
     with pytest.raises(ValueError, match="no stop-word list"):
         extract_keywords("x y", "xx")
+
+
+def test_the_whole_text_path_gives_the_token_by_token_keywords() -> None:
+    # issue 35: texts without a URL are cleaned in a few passes over the whole text; seeded
+    # random texts of the characters each rule looks at give what the rules token by token give
+    from scorekit.text import keywords
+    from scorekit.text.whitespace import JS_WHITESPACE
+
+    alphabet = [*"aB'’‘“”\".,;!?():_@&#0123 xyzΣσςİé\x1c\x1f", *JS_WHITESPACE]
+    alphabet += ["the ", "The ", "'tis ", "12 ", "ΟΔΟΣ ", "don't "]
+    rng = random.Random(35)
+    compared = 0
+    for _ in range(20_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 25)))
+        stripped = keywords.js_trim(text)
+        if not stripped:
+            continue
+        expected = keywords._english_keywords_by_token(stripped)
+        assert keywords._english_keywords(stripped) == expected, repr(stripped)
+        compared += 1
+    assert compared > 15_000
+    assert extract_keywords("'Quote' ends: it's “fine”.\u00a0'x' 12 _ #a") == [
+        "quote",
+        "ends",
+        "fine",
+        "#a",
+    ]

@@ -98,3 +98,24 @@ def test_a_text_of_several_slices_scores_as_one_token_list() -> None:
     # a negator as the last token of a slice negates the first token of the next
     cut = "x " * (whitespace.SLICE // 2) + "not"
     assert sentiment.analyze(cut + " good").score == -3
+
+
+@pytest.mark.parametrize("plain_ascii", [True, False])
+def test_comparatives_of_many_texts_are_each_texts_comparative(plain_ascii: bool) -> None:
+    # issue 35: tone scores its sentences in one pass; seeded random texts of lexicon words,
+    # negators, marks and whitespace give what comparative gives each text alone (the ASCII
+    # texts with spaces and newlines only take the str.split path, the others the rules')
+    from scorekit.text.sentiment import comparatives, sentiment_labels, sentiment_negators
+    from scorekit.text.whitespace import JS_WHITESPACE
+
+    pieces = [*sorted(sentiment_labels())[:400:7], *sorted(sentiment_negators())]
+    pieces += [*'.,/#!?$%^&*;:{}=_`"~()', "the", "Good", "NOT", "\n", *[" "] * 8]
+    if not plain_ascii:
+        pieces += [*JS_WHITESPACE, "\x00", "\x1c", "ΣΑΣ", "😀", "İ"]
+    rng = random.Random(35)
+    for _ in range(5_000):
+        texts = [
+            "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+            for _ in range(rng.randint(0, 6))
+        ]
+        assert comparatives(texts) == [comparative(text) for text in texts], texts

@@ -190,7 +190,8 @@ def create_keyword_coverage_scorer(
             return not_scorable(_no_keywords_reason(reference_of(ctx)))
         return {
             "total_keywords_length": len(reference),
-            "matched_keywords_length": sum(1 for word in reference if word in response),
+            # the reference's keywords are distinct: its set's overlap counts each once
+            "matched_keywords_length": len(response.intersection(reference)),
         }
 
     def generate_score(ctx: StepContext) -> float:

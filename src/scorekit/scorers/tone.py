@@ -40,7 +40,7 @@ from scorekit.inputs.messages import joined_text
 from scorekit.pipeline import NotScorable, Scorer, StepContext, create_scorer, not_scorable
 from scorekit.scorers.entry import ScorerEntry
 from scorekit.text.language import detect_language
-from scorekit.text.sentiment import comparative
+from scorekit.text.sentiment import comparative, comparatives
 from scorekit.text.whitespace import js_trim
 
 __all__ = [
@@ -206,7 +206,7 @@ def create_tone_scorer(reference_tone: str | None = None, *, language: str = "au
         sentences = sentences_of(text)
         if len(sentences) < 2:
             return not_scorable(ONE_SENTENCE)
-        score, mean, variance = sentiment_stability([comparative(s) for s in sentences])
+        score, mean, variance = sentiment_stability(comparatives(sentences))
         return {"score": score, "avg_sentiment": mean, "sentiment_variance": variance}
 
     def generate_score(ctx: StepContext) -> float:

@@ -50,6 +50,14 @@ _URL = re.compile(r"https?://")
 _PUNCTUATION = re.compile("\\.|,|;|!|\\?|\\(|\\)|:|\"|\\A'|'\\Z|\u201c|\u201d|\u2018|\u2019")
 _ODD_SINGLE = re.compile("[_@&#]")
 _ASCII_DIGITS = re.compile("[0-9]+")
+# The same removal over a whole text at once (a text without URLs), in two parts: a quote at a
+# token's end (the text's ends, or next to a JS whitespace character, which splits tokens) is
+# found in the text as given, then the other marks go wherever they are.
+_QUOTE_AT_TOKEN_END = re.compile(f"'(?:(?<![^{JS_WS_CLASS[1:-1]}]')|(?![^{JS_WS_CLASS[1:-1]}]))")
+_MARKS = str.maketrans("", "", '.,;!?():"\u201c\u201d\u2018\u2019')
+# ASCII characters that Python's str.split() splits on and JS's \s does not
+_NOT_JS_SPACE = re.compile("[\x1c-\x1f]")
+_ODD_CHARACTERS = frozenset("_@&#")
 
 
 @functools.cache
@@ -133,10 +141,50 @@ def extract_keywords(text: str, language: str | None = None) -> list[str]:
         return []
     if language is not None and language != "en":
         return _keywords_in(_SPLIT.split(stripped), language)
+    if _URL.search(stripped):
+        return _english_keywords_by_token(stripped)
+    return _english_keywords(stripped)
+
+
+def _english_keywords(text: str) -> list[str]:
+    """Mastra's English rules on a text without URLs, a few passes over the whole text.
+
+    The same tokens and keywords as :func:`_english_keywords_by_token`: the quotes at token
+    ends go in one regex pass (:data:`_QUOTE_AT_TOKEN_END`), the other marks in one
+    ``str.translate``; an ASCII text is lowercased at once and split by ``str.split`` (the
+    same tokens as JS whitespace once ``\\x1c``-``\\x1f`` are ruled out), any other by JS
+    whitespace, each distinct token lowercased on its own (``str.lower`` of a whole text may
+    read context across a token boundary: Greek final sigma next to U+FEFF). Each distinct
+    token is looked at once, first occurrence first.
+    """
+    if "'" in text:
+        text = _QUOTE_AT_TOKEN_END.sub("", text)
+    cleaned = text.translate(_MARKS)
+    ascii_text = cleaned.isascii() and _NOT_JS_SPACE.search(cleaned) is None
+    tokens = cleaned.lower().split() if ascii_text else _SPLIT.split(cleaned)
+    stop = stopwords_en()
+    odd = _ODD_CHARACTERS
+    keywords = [
+        word
+        for word in dict.fromkeys(tokens)
+        if word not in stop
+        and word
+        and not (len(word) == 1 and word in odd)
+        and not (word.isdigit() and word.isascii())
+    ]
+    if ascii_text:
+        return keywords
+    # lowercase each distinct token, then drop stop words and the duplicates lower case made
+    lowered = (word.lower() for word in keywords)
+    return list(dict.fromkeys(word for word in lowered if word not in stop))
+
+
+def _english_keywords_by_token(text: str) -> list[str]:
+    """Mastra's English rules token by token (module docstring): texts with a URL."""
     stop = stopwords_en()
     seen: set[str] = set()
     keywords: list[str] = []
-    for token in _SPLIT.split(stripped):
+    for token in _SPLIT.split(text):
         word = _clean_token(token)
         if not word:
             continue

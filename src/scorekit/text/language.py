@@ -24,6 +24,7 @@ Steps 3 (with letters outside ASCII) and 4 read the ``stopwordsiso`` lists of th
 from __future__ import annotations
 
 import functools
+import re
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
@@ -40,6 +41,9 @@ __all__ = [
     "language_script",
     "script_of",
 ]
+
+_ASCII_LETTER = re.compile("[A-Za-z]")
+"""An ASCII letter: ``str.isalpha`` of an ASCII character."""
 
 LANGUAGE_NAMES: dict[str, str] = {
     "af": "Afrikaans", "ar": "Arabic", "bg": "Bulgarian", "bn": "Bengali", "br": "Breton",
@@ -104,7 +108,7 @@ def dominant_script(text: str) -> str | None:
         ('Kana', 'Han', None)
     """
     if text.isascii():
-        return "Latin" if any(c.isalpha() for c in text) else None
+        return "Latin" if _ASCII_LETTER.search(text) else None
     counts: Counter[str] = Counter()
     for char, count in Counter(text).items():
         script = script_of(char)
@@ -218,6 +222,8 @@ def detect_language(text: str) -> Detection:
         >>> detect_language("12345")
         Detection(code=None, script=None, reason=None)
     """
+    if text.isascii():  # the common case, without a pass per character in Python
+        return Detection("en", "Latin") if _ASCII_LETTER.search(text) else Detection(None, None)
     script = dominant_script(text)
     if script is None:
         return Detection(None, None)

@@ -22,16 +22,18 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
+from itertools import compress
 
-from scorekit.text.whitespace import JS_WS_CLASS, js_trim, space_slices
+from scorekit.text.whitespace import JS_WS_CLASS, SLICE, js_trim, space_slices
 
 __all__ = [
     "SentimentResult",
     "analyze",
     "comparative",
+    "comparatives",
     "sentiment_labels",
     "sentiment_negators",
     "tokenize",
@@ -148,3 +150,91 @@ def comparative(text: str) -> float:
         1.4
     """
     return analyze(text).comparative
+
+
+_SEPARATOR = "\x00"
+"""Joins the texts :func:`comparatives` normalises at once: no normalisation step touches it
+(not a mark, not JS whitespace, no case), and it ends ``str.lower``'s context (not cased, not
+case-ignorable), so each text is normalised as it would be alone."""
+
+_TO_SPACE = str.maketrans(dict.fromkeys('\n.,/#!?$%^&*;:{}=_`"~()', " "))
+"""``\\n`` and :data:`_SPECIAL`'s marks, each to a space (:func:`_normalised`'s first steps)."""
+
+_NOT_PLAIN_SPACE = re.compile("[\t\v\f\r\x1c-\x1f]")
+"""ASCII whitespace but ``" "`` and ``"\\n"``, for JS or for ``str.split``: where they are
+absent, ``str.split()`` gives :func:`tokenize`'s tokens of a normalised ASCII text."""
+
+
+@functools.cache
+def _valenced_or_separator() -> frozenset[str]:
+    """The tokens with a valence, and :data:`_SEPARATOR`."""
+    return frozenset(sentiment_labels()) | {_SEPARATOR}
+
+
+def comparatives(texts: Sequence[str]) -> list[float]:
+    """Return :func:`comparative` of each text, normalising them all in one pass.
+
+    The same values as ``[comparative(t) for t in texts]`` (npm sentiment 5.0.2, used by
+    Mastra evals 1.10.2 tone for each sentence), at a fraction of the cost for many short
+    texts. The texts are joined by :data:`_SEPARATOR` and normalised at once (texts that hold
+    it are scored one by one). An ASCII text whose only whitespace is spaces and newlines is
+    split by ``str.split`` and its tokens looked up in one pass, each sentence's score summed
+    from its tokens with a valence; any other text is split by :func:`_normalised`'s rules.
+
+    Args:
+        texts: any strings.
+
+    Returns:
+        One comparative score per text, in order.
+
+    Example:
+        >>> comparatives(["I love it.", "It is not good.", ""])
+        [1.0, -0.75, 0.0]
+    """
+    joined = f" {_SEPARATOR} ".join(texts)
+    if not texts or joined.count(_SEPARATOR) != len(texts) - 1:
+        return [comparative(text) for text in texts]
+    if joined.isascii() and _NOT_PLAIN_SPACE.search(joined) is None:
+        return _ascii_comparatives(joined.lower().translate(_TO_SPACE).split())
+    normalised = _WS_RUN.sub(" ", _SPECIAL.sub(" ", joined.lower().replace("\n", " ")))
+    get = sentiment_labels().get
+    negators = sentiment_negators()
+    scores = []
+    for piece in normalised.split(_SEPARATOR):
+        if len(piece) > SLICE:  # a long text: read a slice at a time (analyze)
+            scores.append(analyze(piece).comparative)
+            continue
+        tokens = js_trim(piece).split(" ")
+        score = 0
+        for place, value in enumerate(map(get, tokens)):
+            if value is not None:
+                score += -value if place and tokens[place - 1] in negators else value
+        scores.append(score / len(tokens))
+    return scores
+
+
+def _ascii_comparatives(tokens: list[str]) -> list[float]:
+    """Each text's comparative from the tokens of all, :data:`_SEPARATOR` between texts.
+
+    One look-up pass finds the tokens with a valence and the separators; a text with no token
+    counts one (``tokenize("")`` is ``[""]``), and a negator negates the next token of its
+    own text only.
+    """
+    wanted = _valenced_or_separator()
+    negators = sentiment_negators()
+    # the places of the tokens wanted, in C: no Python step per token
+    found = compress(range(len(tokens)), map(wanted.__contains__, tokens))
+    valence = sentiment_labels()
+    scores = []
+    start = score = 0
+    for place in found:
+        token = tokens[place]
+        if token == _SEPARATOR:
+            scores.append(score / (place - start) if place > start else 0.0)
+            start, score = place + 1, 0
+            continue
+        value = valence[token]
+        score += -value if place > start and tokens[place - 1] in negators else value
+    end = len(tokens)
+    scores.append(score / (end - start) if end > start else 0.0)
+    return scores
