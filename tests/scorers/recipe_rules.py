@@ -13,13 +13,16 @@ from its id:
   ``error`` (row 23).
 
 :func:`covers_each_index` is the rule of the per-piece replies (context precision and
-relevance): each context index exactly once.
+relevance): each context index exactly once. :func:`with_optional_lists` is row 106: an
+optional list field of a reply that the judge left out is ``[]`` in scorekit's step result.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+from pydantic import BaseModel
 
 from tests.conformance import to_snake
 from tests.scorers.labels import normalise_labels
@@ -87,3 +90,16 @@ def assert_as_mastra(result: Any, expected: dict[str, Any], *, calls: int) -> No
         to_snake(expected["analyzeStepResult"])
     )
     assert calls == len(expected["judgeCalls"])
+
+
+def with_optional_lists(step_result: dict[str, Any], model: type[BaseModel]) -> dict[str, Any]:
+    """Mastra's step result (snake_case) as scorekit's holds it under row 106.
+
+    Every optional list field of ``model`` (a reply model) that Mastra's step result lacks is
+    added as ``[]``; nested reply models are not walked (their lists are required).
+    """
+    filled = dict(step_result)
+    for name, field in model.model_fields.items():
+        if name not in filled and not field.is_required() and field.default_factory is list:
+            filled[name] = []
+    return filled

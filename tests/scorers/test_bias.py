@@ -212,3 +212,15 @@ def test_docstring_examples() -> None:
     outcome = doctest.testmod(module)
     assert outcome.attempted > 0
     assert outcome.failed == 0
+
+
+def test_a_run_without_output_is_refused() -> None:
+    # row 105: Mastra reads a missing output as "" and scores it 0 ("unbiased"); nothing was
+    # given to measure, so the run is refused before any step or judge call
+    judge = ScriptedJudge([])
+    scorer = create_bias_scorer(model=judge)
+    with pytest.raises(ConfigError) as info:
+        scorer.run_sync(input="Who should lead the team?", output=None)
+    assert info.value.field == "output"
+    assert "bias-scorer" in str(info.value)
+    assert judge.calls == []

@@ -10,12 +10,14 @@ from scorekit.judge.structured import extract_json
 from scorekit.scorers.noise_sensitivity import (
     SCORER_ID,
     ImpactWeights,
+    NoiseAnalysis,
     NoisePenalties,
     NoiseScoring,
     create_noise_sensitivity_scorer_llm,
     noise_sensitivity_score,
 )
 from tests.conformance import CATALOG, cases_for, catalog_run_args, options, to_snake
+from tests.scorers.recipe_rules import with_optional_lists
 
 CASES = cases_for("noise-sensitivity", corpus=CATALOG)
 
@@ -90,9 +92,9 @@ def test_conformance(case: dict[str, Any], expected: dict[str, Any]) -> None:
     assert result.score == expected["score"]
     assert result.reason == expected["reason"]
     assert result.preprocess_step_result is None
-    # an absent major_issues stays absent (None), as in Mastra's step result
-    assert result.analyze_step_result.model_dump(exclude_none=True) == to_snake(
-        expected["analyzeStepResult"]
+    # an absent major_issues is [] (row 106)
+    assert result.analyze_step_result.model_dump() == with_optional_lists(
+        to_snake(expected["analyzeStepResult"]), NoiseAnalysis
     )
     assert len(judge.calls) == len(expected["judgeCalls"])
 

@@ -33,6 +33,7 @@ from scorekit.scorers.tool_call_accuracy_llm import (
     tool_call_accuracy_llm_score,
 )
 from tests.conformance import CATALOG, cases_for, catalog_run_args, options, to_snake
+from tests.scorers.recipe_rules import with_optional_lists
 
 CASES = cases_for("tool-call-accuracy-llm", corpus=CATALOG)
 
@@ -101,7 +102,8 @@ def expected_analysis(expected: dict[str, Any]) -> dict[str, Any]:
             zip(analysis["evaluations"], indices, strict=True), key=lambda pair: pair[1]
         )
     ]
-    return {**to_snake(analysis), "evaluations": evaluations}
+    # an optional list the judge left out is [] (row 106)
+    return with_optional_lists({**to_snake(analysis), "evaluations": evaluations}, ToolCallAnalysis)
 
 
 # --- content predicates for the divergent cases --------------------------------------------
@@ -338,7 +340,7 @@ def test_calls_have_optional_missing_tools() -> None:
     result = scorer.run_sync(input="Weather?", output=[stored("x", ("c1", "searchTool"))])
     assert result.score == 0.0
     assert isinstance(result.analyze_step_result, ToolCallAnalysis)
-    assert result.analyze_step_result.missing_tools is None
+    assert result.analyze_step_result.missing_tools == []  # row 106
 
 
 def test_a_string_boolean_is_refused() -> None:
@@ -363,6 +365,7 @@ def test_extra_keys_are_kept() -> None:
             {**evaluation(0, True), "tool_called": "weatherTool", "confidence": "high"}
         ],
         "note": "n",
+        "missing_tools": [],
     }
 
 

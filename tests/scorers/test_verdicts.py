@@ -55,9 +55,9 @@ CASES: dict[str, tuple[Factory, dict[str, Any], dict[str, Any], list[Any], float
         ],
         5.0,
         [
-            "e2937a253dcf2058b7d44cb64330f9938c620c5ee0b36d6b21cd6726a35ac83f",
-            "028e560a66f12b87d91eda45b980f141a1d3ba83030a32f831f9d3b2c2161261",
-            "b2b12f98b063fc027e9c8b6fe835783ec94252f0a63d579fa0252613ba8d774c",
+            "a1f4187c2cf7870bd23f7da26d61da0e89828eb82219070e9633715a66f6b4e0",
+            "5293ad1d2365bf157f656c8bd1d067b162c57620f82c42612a3c976704d821db",
+            "b227a2372451120cc5e8b998361853627be1ba1cf2618c98a5c69480b691b6b5",
         ],
     ),
     "hallucination": (
@@ -76,9 +76,9 @@ CASES: dict[str, tuple[Factory, dict[str, Any], dict[str, Any], list[Any], float
         ],
         5.0,
         [
-            "3c3d23fa4d91e9b10a9f6cf31cc193f0041ae5dc700a6d2cd4820b3089e1374f",
-            "bc8c35c100385eb7e3a06a2a3a9465e3f87838cc52336dd8ea0c1d7a1131242f",
-            "0b77bee7ac419fc3b22f018d81ffa0f723e54b89941eeae6465e58de119a4d58",
+            "2034462ea5ca4f0e867d1d976799383fb4da73875dfae5004c08dcaa2724d2de",
+            "07722c3dfefe5b3af694a91d9901d92fc51a7241e0bf283429cb506e2e9a7f5a",
+            "ac49b54697bfb4304d07245796417a528886d71bd32a0feac94842a5a3131c07",
         ],
     ),
     "context-recall": (
@@ -92,9 +92,9 @@ CASES: dict[str, tuple[Factory, dict[str, Any], dict[str, Any], list[Any], float
         ],
         10.0,
         [
-            "0c7f119eae3087b8e03723459f51449877f7351780746a0a5d076e68e2178811",
-            "07e40f5dd120e6514457c15612f28a398a7e35307f316d175358d276193c8fb2",
-            "416f0f729591f3ea66bbc7525d0572d9a76919be1eb73b7c2e0680494b2198e2",
+            "a180c040343f80c44ce7df906f4b982f1577b30835487872fe93cb0f02155d15",
+            "72f2d448ef4efc7f9ac12cccb478cd76248e225428b626ea18f306b45cf157c1",
+            "90e8802bf499849876b5d82ed85de04b138c9d1ac395526c88a32531ef8ea307",
         ],
     ),
     "answer-relevancy": (
@@ -120,9 +120,9 @@ CASES: dict[str, tuple[Factory, dict[str, Any], dict[str, Any], list[Any], float
         ],
         5.0,
         [
-            "957a7a8e17879e037dc569ad1787af91bd7bbc40046cf5c158c16a3066354ef0",
-            "4bd20d6c27823f9a4fe43cc74d2c10c074e6584dadeaec713fd88e82c49c9bd7",
-            "bee2d4c4db69ec131df6e9685883dad321f0a8f54f14307d8852db7c1a667607",
+            "71368851f9de89e5f031daeff9e10c56f45241f33e52c295673d5e27f79445f1",
+            "5efd2cdf006e0728ecb8dab151859c6294961d81235dd7ad3eda20ef994f468e",
+            "7c4e2d31199f727e8ddada5dc61cb84404489fe23b84317da12d17c05849e6a2",
         ],
     ),
 }
@@ -130,6 +130,7 @@ CASES: dict[str, tuple[Factory, dict[str, Any], dict[str, Any], list[Any], float
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_judge_cache_keys_are_unchanged(name: str) -> None:
+    # the keys hold the cache's key version (judge/cache.py): pinned again at version 5
     factory, options, run, script, score, keys = CASES[name]
     judge = ScriptedJudge(script)
     result = factory(model=judge, **options).run_sync(**run)

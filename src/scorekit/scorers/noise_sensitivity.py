@@ -211,8 +211,9 @@ class NoiseAnalysis(JudgeReply):
     """The rated dimensions, each at most once (row 45)."""
     overall_assessment: str
     """The judge's overall view."""
-    major_issues: list[str] | None = None
-    """The serious problems the noise caused (absent when the judge left the key out)."""
+    major_issues: list[str] = Field(default_factory=list)
+    """The serious problems the noise caused (``[]`` when the judge left the key out: row
+    106)."""
     robustness_score: Annotated[float, Field(allow_inf_nan=False, ge=0, le=1)]
     """The judge's robustness score in ``[0, 1]``; another value is repaired, then fails (row
     71: Mastra clamps it)."""
@@ -360,7 +361,7 @@ def create_noise_sensitivity_scorer_llm(
         return noise_sensitivity_score(
             [d.impact_level for d in analysis.dimensions],
             analysis.robustness_score,
-            len(analysis.major_issues or ()),
+            len(analysis.major_issues),
             scoring=rules,
         )
 
@@ -373,7 +374,7 @@ def create_noise_sensitivity_scorer_llm(
                 f"{d.dimension}: {d.impact_level} ({d.specific_changes})"
                 for d in analysis.dimensions
             ],
-            analysis.major_issues or (),
+            analysis.major_issues,
             analysis.overall_assessment,
         )
 

@@ -102,9 +102,9 @@ class ToolCallAnalysis(CountedReply):
 
     evaluations: list[ToolEvaluation]
     """One evaluation per call, in call order."""
-    missing_tools: SkipJsonSchema[None] | list[str] = None
+    missing_tools: list[str] = Field(default_factory=list)
     """Ids of available tools the request needed but the agent did not call (optional, as in
-    Mastra; ``None`` when the judge left it out)."""
+    Mastra; ``[]`` when the judge left it out: row 106)."""
 
     def check_count(self, expected: int) -> None:
         """Raise ``ValueError`` unless each ``tool_index`` below ``expected`` appears once."""
@@ -124,7 +124,7 @@ class ToolCallAnalysis(CountedReply):
     @model_validator(mode="after")
     def _missing_tools_are_available_tools(self, info: ValidationInfo) -> ToolCallAnalysis:
         ids = (info.context or {}).get(AVAILABLE_TOOLS)
-        named = self.missing_tools or []
+        named = self.missing_tools
         if ids is None or not named:
             return self
         unknown = [name for name in named if name not in ids]
