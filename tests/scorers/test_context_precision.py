@@ -61,7 +61,9 @@ def test_spec_vectors(verdicts: list, scale: float, score: float) -> None:
     assert context_precision_score(verdicts, scale=scale) == score
 
 
-def test_stored_verdicts_keep_the_judge_order() -> None:
+def test_stored_verdicts_are_sorted_by_context_index_as_mastra_stores_them() -> None:
+    # issue 33: Mastra sorts its stored verdicts by context_index; the reply order is kept
+    # for reading log-probabilities (items_in_reply_order), the score is the same
     reply = {
         "verdicts": [
             {"context_index": 2, "verdict": "yes", "reason": "r"},
@@ -74,7 +76,13 @@ def test_stored_verdicts_keep_the_judge_order() -> None:
     )
     result = scorer.run_sync(input="q", output="a")
     assert result.score == 0.58
-    assert [v.context_index for v in result.analyze_step_result.verdicts] == [2, 0, 1]
+    analysis = result.analyze_step_result
+    assert [(v.context_index, v.verdict) for v in analysis.verdicts] == [
+        (0, "no"),
+        (1, "yes"),
+        (2, "yes"),
+    ]
+    assert [v.context_index for v in analysis.items_in_reply_order()] == [2, 0, 1]
 
 
 def test_unknown_label_is_repaired_or_fails() -> None:

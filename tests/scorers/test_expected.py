@@ -168,6 +168,27 @@ def test_context_precision_plugs_p_yes_into_the_average_precision(
     assert scorer.run_sync(input=QUERY, output=ANSWER).score == 0.84
 
 
+def test_context_precision_reads_a_reply_in_any_order(server: ScriptedServer) -> None:
+    # the stored verdicts are sorted by context_index (issue 33); the log-probabilities are
+    # matched with the reply's own order, so each verdict keeps its own p(yes)
+    verdicts = {
+        "verdicts": [
+            {"context_index": 1, "verdict": "no", "reason": "unrelated"},
+            {"context_index": 0, "verdict": "yes", "reason": "supports"},
+        ]
+    }
+    tops = [{"no": LOG(0.8), "yes": LOG(0.2)}, {"yes": LOG(0.9), "no": LOG(0.1)}]
+    server.enqueue(scripted(verdicts, "verdict", tops), Reply("The score is 0.84 because ..."))
+    scorer = create_context_precision_scorer(
+        model=judge(server), context=CONTEXT, scoring="expected"
+    )
+    result = scorer.run_sync(input=QUERY, output=ANSWER)
+    assert result.score == 0.84  # the same verdicts as in order: the same score
+    stored = result.analyze_step_result.verdicts
+    assert [(v.context_index, v.verdict) for v in stored] == [(0, "yes"), (1, "no")]
+    assert [round(v.label_probabilities["yes"], 2) for v in stored] == [0.9, 0.2]
+
+
 def test_a_reply_without_logprobs_is_an_error_naming_why(server: ScriptedServer) -> None:
     server.enqueue(scripted(RELEVANCE))
     scorer = create_context_relevance_scorer_llm(

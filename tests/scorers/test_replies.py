@@ -60,7 +60,8 @@ def test_indexed_items_must_cover_each_index_exactly_once() -> None:
             PrecisionVerdicts.model_validate(indexed(*indices), context=context)
         assert f"{expected}; got context_index values {got}" in str(info.value)
     reply = PrecisionVerdicts.model_validate(indexed(1, 0), context=context)
-    assert [v.context_index for v in reply.verdicts] == [1, 0]
+    assert [v.context_index for v in reply.verdicts] == [0, 1]  # sorted, as Mastra stores them
+    assert [v.context_index for v in reply.items_in_reply_order()] == [1, 0]
 
 
 def test_positions_map_the_judges_indices_back() -> None:
@@ -70,7 +71,8 @@ def test_positions_map_the_judges_indices_back() -> None:
         {"verdicts": [{"context_index": i, **verdict("yes")} for i in (1, 0)]},
         context=spec.validation_context,
     )
-    assert [v.context_index for v in reply.verdicts] == [2, 0]
+    assert [v.context_index for v in reply.verdicts] == [0, 2]
+    assert [v.context_index for v in reply.items_in_reply_order()] == [2, 0]
     assert PrecisionVerdicts.expecting(2).validation_context == {EXPECTED_ITEMS: 2}
     with pytest.raises(ValueError, match="positions holds 1 values for 2 items"):
         PrecisionVerdicts.expecting(2, positions=(0,))

@@ -90,12 +90,14 @@ class PrecisionVerdict(JudgeReply):
 class PrecisionVerdicts(CountedReply):
     """The analyze step's result: one verdict per piece (``expecting(n)``).
 
-    Each ``context_index`` from 0 to ``n - 1`` must appear exactly once.
+    Each ``context_index`` from 0 to ``n - 1`` must appear exactly once; the verdicts are kept
+    sorted by it, as Mastra stores them, whatever order the judge wrote them in.
     """
 
     ITEMS: ClassVar[str] = "verdicts"
     ITEM_OF: ClassVar[str] = "context piece"
     INDEX: ClassVar[str | None] = "context_index"
+    SORTED_BY_INDEX: ClassVar[bool] = True
 
     verdicts: list[PrecisionVerdict]
     """One verdict per context piece."""

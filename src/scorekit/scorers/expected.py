@@ -128,7 +128,8 @@ class LabelReader:
                 one label distribution per item matching the item's label; ``raw_output``
                 holds the reply.
         """
-        entries = getattr(value, self.items)
+        in_reply_order = getattr(value, "items_in_reply_order", None)
+        entries = in_reply_order() if callable(in_reply_order) else getattr(value, self.items)
         if not entries:
             return value
         if tokens is None:

@@ -47,6 +47,7 @@ from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
+    PrivateAttr,
     ValidationInfo,
     model_validator,
 )
@@ -215,6 +216,10 @@ class CountedReply(JudgeReply):
     """The items' index field (``"context_index"``), or ``None`` when items go in order."""
     INDEX_IN_ORDER: ClassVar[bool] = False
     """``INDEX`` is not asked of the judge: items go in order unless the reply gave it."""
+    SORTED_BY_INDEX: ClassVar[bool] = False
+    """The step result holds the items sorted by ``INDEX`` (Mastra's stored order), whatever
+    order the judge gave them in (:meth:`items_in_reply_order` keeps the reply's)."""
+    _reply_order: list[Any] | None = PrivateAttr(default=None)
     ECHO: ClassVar[str | None] = None
     """The items' field filled with the text of the thing answered, or ``None``."""
 
@@ -271,6 +276,14 @@ class CountedReply(JudgeReply):
         items: list[Any] = getattr(self, self.ITEMS)
         return items
 
+    def items_in_reply_order(self) -> list[Any]:
+        """The counted items in the order the judge wrote them.
+
+        A log-probability reader matches them with the reply's text; they are the same
+        objects as the step result's.
+        """
+        return self._reply_order if self._reply_order is not None else self._items()
+
     def check_count(self, expected: int) -> None:
         """Raise ``ValueError`` unless the items cover the ``expected`` things exactly once.
 
@@ -320,6 +333,13 @@ class CountedReply(JudgeReply):
         if expected is not None:
             self.check_count(expected)
             self._fill_from_our_copy(context.get(SHOWN), context.get(POSITIONS))
+            index = self.INDEX
+            if self.SORTED_BY_INDEX and index is not None:
+                items = self._items()
+                ordered = sorted(items, key=lambda item: getattr(item, index))
+                if ordered != items:
+                    self._reply_order = items
+                    setattr(self, self.ITEMS, ordered)
         limit = context.get(MAX_ITEMS)
         got = len(self._items())
         if limit is not None and got > limit:
