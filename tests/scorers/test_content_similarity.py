@@ -11,7 +11,7 @@ CASES = cases_for("content-similarity")
 
 
 def test_corpus_is_present() -> None:
-    assert len(CASES) == 106
+    assert CASES  # present (its size is the corpus's, no rule)
 
 
 @pytest.mark.parametrize(("case", "expected"), CASES, ids=[c["id"] for c, _ in CASES])

@@ -55,7 +55,7 @@ def case_options(case: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_corpus_is_present() -> None:
-    assert len(CASES) == 9
+    assert CASES  # present (its size is the corpus's, no rule)
 
 
 @pytest.mark.parametrize(("case", "expected"), CASES, ids=[c["id"] for c, _ in CASES])

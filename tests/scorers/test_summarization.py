@@ -53,7 +53,7 @@ def outcome(case: dict[str, Any], expected: dict[str, Any]) -> str:
 
 
 def test_corpus_is_present() -> None:
-    assert len(CASES) == 26
+    assert CASES  # present (its size is the corpus's, no rule)
 
 
 def test_the_corpus_exercises_every_outcome() -> None:
