@@ -12,6 +12,10 @@ Three corpora (``shared/conformance``, its README says how they were made):
 
 ``SCOREKIT_SHARED`` points the tests at another folder laid out like ``shared/``; each corpus
 folder under its ``conformance/`` is optional (a missing one gives no cases and skips its tests).
+``SCOREKIT_CONFORMANCE_HALF`` (``0`` or ``1``) keeps one half of every corpus, split by a
+seeded hash of each case's id, as if it were the only corpus: ``tests/test_parity_resplit.py``
+runs the parity tests on each half, so that a test written against one corpus's shapes (its
+size, which cases it holds) fails there first (issue 33).
 
 Cases and expected results are matched by id. Helpers map Mastra's camelCase to scorekit's
 snake_case, decode the corpus's markers and turn a case into a scorer run's arguments.
@@ -19,6 +23,7 @@ snake_case, decode the corpus's markers and turn a case into a scorer run's argu
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -95,7 +100,19 @@ def cases_for(scorer: str, corpus: str = MAIN) -> list[tuple[dict[str, Any], dic
     """Return ``(case, expected)`` pairs of one scorer, in corpus order (``[]`` when the corpus
     folder is absent under ``SCOREKIT_SHARED``, or for :data:`REAL` without ``shared/``)."""
     cases, expected = _load(corpus)
-    return [(c, expected[c["id"]]) for c in cases if c["scorer"] == scorer]
+    return [(c, expected[c["id"]]) for c in cases if c["scorer"] == scorer and _kept(c["id"])]
+
+
+SPLIT_SEED = "scorekit-resplit-1"
+"""The seed of the half-and-half split (``SCOREKIT_CONFORMANCE_HALF``)."""
+
+
+def _kept(case_id: str) -> bool:
+    half = os.environ.get("SCOREKIT_CONFORMANCE_HALF")
+    if half is None:
+        return True
+    digest = hashlib.sha256(f"{SPLIT_SEED}:{case_id}".encode()).digest()
+    return str(digest[0] % 2) == half
 
 
 def _messages(value: Any, role: str) -> Any:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import asyncio
 import pickle
-from typing import Literal
+from typing import Any, Literal
 
 import pytest
 from pydantic import BaseModel, Field
@@ -559,3 +559,43 @@ def test_a_schema_function_without_a_score_is_an_error() -> None:
     with pytest.raises(ScorerRunError) as info:
         scorer.run_sync(output="o")  # type: ignore[attr-defined]
     assert "generate_score returned None; a score must be a finite number" in str(info.value)
+
+
+def test_run_sync_of_function_steps_runs_eagerly_and_still_waits_when_a_step_does() -> None:
+    # issue 35: a scorer without judge steps runs its first stretch at once (run_sync eager);
+    # a step that does wait is finished by a task on the same loop, in the same context
+    import asyncio
+    import contextvars
+
+    from scorekit import _sync
+
+    seen: contextvars.ContextVar[str] = contextvars.ContextVar("seen", default="outside")
+    loops: list[object] = []
+
+    def plain(ctx: Any) -> float:
+        loops.append(asyncio.get_running_loop())
+        seen.set("set by a step")
+        return 0.5
+
+    async def waiting(ctx: Any) -> float:
+        loops.append(asyncio.get_running_loop())
+        await asyncio.sleep(0.01)  # a real wait: the task finishes it
+        assert asyncio.current_task() is not None
+        return float(len(ctx.run.output))
+
+    def failing(ctx: Any) -> float:
+        raise ValueError("bad step")
+
+    quick = create_scorer("q", description="d").generate_score(plain)
+    slow = create_scorer("s", description="d").generate_score(waiting)
+    broken = create_scorer("b", description="d").generate_score(failing)
+    assert quick.run_sync(output="x").score == 0.5
+    assert slow.run_sync(output="four").score == 4.0
+    with pytest.raises(ScorerRunError) as info:
+        broken.run_sync(output="x")
+    assert "bad step" in str(info.value)
+    assert seen.get() == "outside"  # the steps ran in a copy of the caller's context
+    assert loops[0] is loops[1] is _sync._thread_loop()
+    assert not _sync._thread_loop().is_running()
+    with pytest.raises(RuntimeError):
+        asyncio.get_running_loop()  # the loop is not left marked running

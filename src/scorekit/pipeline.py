@@ -443,7 +443,12 @@ class Scorer:
         expected_trajectory: Any = None,
         additional_context: Any = None,
     ) -> ScorerRunResult:
-        """Blocking :meth:`run`; works inside a running event loop too (notebooks, FastAPI)."""
+        """Blocking :meth:`run`; works inside a running event loop too (notebooks, FastAPI).
+
+        A scorer whose steps are plain functions (no judge) runs at once, without the event
+        loop's rounds (``run_sync(eager=True)``, :mod:`scorekit._sync`).
+        """
+        eager = not any(isinstance(step, PromptStep) for _, step in self._steps)
         return run_sync(
             self.run(
                 output=output,
@@ -454,7 +459,8 @@ class Scorer:
                 context=context,
                 expected_trajectory=expected_trajectory,
                 additional_context=additional_context,
-            )
+            ),
+            eager=eager,
         )
 
 

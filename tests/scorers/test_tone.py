@@ -255,3 +255,23 @@ def test_sentences_are_the_regex_matches_found_in_linear_time() -> None:
     ]
     for text in texts:
         assert sentences_of(text) == mastra.findall(text), text
+
+
+def test_sentence_bodies_score_as_the_sentences() -> None:
+    # issue 35: the scorer reads the sentences without their closing marks, in one split; the
+    # same sentences, in the same order, with the same sentiment
+    import random
+
+    from scorekit.scorers.tone import sentence_bodies, sentences_of
+    from scorekit.text.sentiment import comparatives
+
+    rng = random.Random(35)
+    words = ["good", "bad", "not", "the", "Love", "!", "?", ".", "..", " ", " ", "\n", "\x00", "ü"]
+    for _ in range(3000):
+        text = "".join(rng.choice(words) for _ in range(rng.randrange(30)))
+        sentences = sentences_of(text)
+        bodies = sentence_bodies(text)
+        assert len(bodies) == len(sentences), text
+        assert comparatives(bodies) == comparatives(sentences), text
+        if "\x00" not in text:
+            assert bodies == [s.rstrip(".!?") for s in sentences], text

@@ -55,9 +55,11 @@ _ASCII_DIGITS = re.compile("[0-9]+")
 # found in the text as given, then the other marks go wherever they are.
 _QUOTE_AT_TOKEN_END = re.compile(f"'(?:(?<![^{JS_WS_CLASS[1:-1]}]')|(?![^{JS_WS_CLASS[1:-1]}]))")
 _MARKS = str.maketrans("", "", '.,;!?():"\u201c\u201d\u2018\u2019')
-# ASCII characters that Python's str.split() splits on and JS's \s does not
-_NOT_JS_SPACE = re.compile("[\x1c-\x1f]")
+_NOT_JS_SPACE = "\x1c\x1d\x1e\x1f"
+"""ASCII characters that Python's ``str.split()`` splits on and JS's ``\\s`` does not."""
 _ODD_CHARACTERS = frozenset("_@&#")
+# A whole token (a run between JS whitespace characters) holding a URL scheme
+_URL_TOKEN = re.compile(f"[^{JS_WS_CLASS[1:-1]}]*https?://[^{JS_WS_CLASS[1:-1]}]*")
 
 
 @functools.cache
@@ -141,13 +143,23 @@ def extract_keywords(text: str, language: str | None = None) -> list[str]:
         return []
     if language is not None and language != "en":
         return _keywords_in(_SPLIT.split(stripped), language)
-    if _URL.search(stripped):
-        return _english_keywords_by_token(stripped)
-    return _english_keywords(stripped)
+    if _URL.search(stripped) is None:
+        return _english_keywords(stripped)
+    # a URL token is kept as it is: the text between URL tokens goes the whole-text way
+    keywords: dict[str, None] = {}
+    stop = stopwords_en()
+    start = 0
+    for url in _URL_TOKEN.finditer(stripped):
+        keywords.update(dict.fromkeys(_english_keywords(stripped[start : url.start()])))
+        if url.group().lower() not in stop:
+            keywords.setdefault(url.group())
+        start = url.end()
+    keywords.update(dict.fromkeys(_english_keywords(stripped[start:])))
+    return list(keywords)
 
 
 def _english_keywords(text: str) -> list[str]:
-    """Mastra's English rules on a text without URLs, a few passes over the whole text.
+    """Mastra's English rules on a text (or a stretch of one) without URLs, in a few passes.
 
     The same tokens and keywords as :func:`_english_keywords_by_token`: the quotes at token
     ends go in one regex pass (:data:`_QUOTE_AT_TOKEN_END`), the other marks in one
@@ -160,7 +172,7 @@ def _english_keywords(text: str) -> list[str]:
     if "'" in text:
         text = _QUOTE_AT_TOKEN_END.sub("", text)
     cleaned = text.translate(_MARKS)
-    ascii_text = cleaned.isascii() and _NOT_JS_SPACE.search(cleaned) is None
+    ascii_text = cleaned.isascii() and not any(c in cleaned for c in _NOT_JS_SPACE)
     tokens = cleaned.lower().split() if ascii_text else _SPLIT.split(cleaned)
     stop = stopwords_en()
     odd = _ODD_CHARACTERS
@@ -180,7 +192,10 @@ def _english_keywords(text: str) -> list[str]:
 
 
 def _english_keywords_by_token(text: str) -> list[str]:
-    """Mastra's English rules token by token (module docstring): texts with a URL."""
+    """Mastra's English rules token by token, as the module docstring states them.
+
+    The reference the faster paths are tested against (``tests/text/test_keywords.py``).
+    """
     stop = stopwords_en()
     seen: set[str] = set()
     keywords: list[str] = []

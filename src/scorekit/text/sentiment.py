@@ -160,7 +160,7 @@ case-ignorable), so each text is normalised as it would be alone."""
 _TO_SPACE = str.maketrans(dict.fromkeys('\n.,/#!?$%^&*;:{}=_`"~()', " "))
 """``\\n`` and :data:`_SPECIAL`'s marks, each to a space (:func:`_normalised`'s first steps)."""
 
-_NOT_PLAIN_SPACE = re.compile("[\t\v\f\r\x1c-\x1f]")
+_NOT_PLAIN_SPACE = "\t\v\f\r\x1c\x1d\x1e\x1f"
 """ASCII whitespace but ``" "`` and ``"\\n"``, for JS or for ``str.split``: where they are
 absent, ``str.split()`` gives :func:`tokenize`'s tokens of a normalised ASCII text."""
 
@@ -194,7 +194,7 @@ def comparatives(texts: Sequence[str]) -> list[float]:
     joined = f" {_SEPARATOR} ".join(texts)
     if not texts or joined.count(_SEPARATOR) != len(texts) - 1:
         return [comparative(text) for text in texts]
-    if joined.isascii() and _NOT_PLAIN_SPACE.search(joined) is None:
+    if joined.isascii() and not any(c in joined for c in _NOT_PLAIN_SPACE):
         return _ascii_comparatives(joined.lower().translate(_TO_SPACE).split())
     normalised = _WS_RUN.sub(" ", _SPECIAL.sub(" ", joined.lower().replace("\n", " ")))
     get = sentiment_labels().get

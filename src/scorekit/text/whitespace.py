@@ -34,6 +34,16 @@ _DELETE = {ord(c): None for c in JS_WHITESPACE}
 _STRIP = "".join(JS_WHITESPACE)
 # the characters on which Python's str.split() and JS \s disagree
 _DISAGREE = re.compile("[\x1c-\x1f\x85\ufeff]")
+_DISAGREE_ASCII = "\x1c\x1d\x1e\x1f"
+_ASCII_SPACE = " \t\n\v\f\r"
+"""JS whitespace within ASCII."""
+
+
+def _split_agrees(text: str) -> bool:
+    """Whether ``str.split()`` splits ``text`` where JS ``\\s`` does (a few scans of ASCII)."""
+    if text.isascii():
+        return not any(c in text for c in _DISAGREE_ASCII)
+    return _DISAGREE.search(text) is None
 
 
 def js_trim(text: str) -> str:
@@ -76,9 +86,15 @@ def _joined_words(text: str, sep: str) -> str:
 
 def remove_whitespace(text: str) -> str:
     """Delete every JS whitespace character (JS ``text.replace(/\\s+/g, '')``)."""
-    if not text.isascii() and _DISAGREE.search(text) is None:
-        # str.split() has the same whitespace set here. str.translate is fastest on ASCII text
-        # but takes ~40 ns a character on any other, where split and join take ~10
+    if text.isascii():
+        # str.replace for each ASCII whitespace character present: a few memchr-speed passes
+        for space in _ASCII_SPACE:
+            if space in text:
+                text = text.replace(space, "")
+        return text
+    if _DISAGREE.search(text) is None:
+        # str.split() has the same whitespace set here; str.translate takes ~40 ns a character
+        # on text that is not ASCII, where split and join take ~10
         return _joined_words(text, "")
     return text.translate(_DELETE)
 
@@ -88,7 +104,14 @@ def collapse_whitespace(text: str) -> str:
 
     JS ``trim`` removes the same whitespace set, so the result has none at either end.
     """
-    if _DISAGREE.search(text) is None:
+    if text.isascii() and not any(space in text for space in _ASCII_SPACE[1:]):
+        # spaces only: halve the runs until none is left (each pass a fast str.replace; a run
+        # of n spaces takes log2(n) passes), where splitting builds a string per word
+        trimmed = text.strip(" ")
+        while "  " in trimmed:
+            trimmed = trimmed.replace("  ", " ")
+        return trimmed
+    if _split_agrees(text):
         # str.split() has the same whitespace set here, and is much faster than the regex
         return _joined_words(text, " ")
     return js_trim(_RUNS.sub(" ", text))
