@@ -162,4 +162,5 @@ def test_the_divergent_cases_are_few() -> None:
             and any(inv.get("state") == "partial-call" for inv in _invocations(case))
         )
     ]
-    assert len(touched) == 11
+    # a bound on the share, not the shared corpus's count: most cases are plain parity
+    assert len(touched) <= len(CASES) // 4

@@ -30,7 +30,6 @@ CRITERION = "The agent gave forecasts for London and Paris and advised on packin
 
 def test_corpus_is_present() -> None:
     assert CASES  # present (its size is the corpus's, no rule)
-    assert sum("error" in expected for _, expected in CASES) == 3
 
 
 @pytest.mark.parametrize(("case", "expected"), CASES, ids=[c["id"] for c, _ in CASES])

@@ -125,7 +125,6 @@ def mastra_formula_score(expected: dict[str, Any]) -> float:
 
 def test_corpus_is_present() -> None:
     assert CASES  # present (its size is the corpus's, no rule)
-    assert sum("error" in expected for _, expected in CASES) == 3
 
 
 @pytest.mark.parametrize(("case", "expected"), CASES, ids=[c["id"] for c, _ in CASES])
