@@ -73,9 +73,29 @@ def outcome(
     verdicts = (expected.get("analyzeStepResult") or {}).get(verdicts_key, [])
     if units is not None and len(verdicts) != len(units):
         return Outcome("error", 26)
-    if any(str(v.get(label_key, "")).strip().lower() not in labels for v in verdicts):
+    if labels_outside(expected, labels, verdicts_key=verdicts_key, label_key=label_key):
         return Outcome("error", 23)
     return Outcome("mastra")
+
+
+def labels_outside(
+    expected: dict[str, Any],
+    labels: frozenset[str],
+    *,
+    verdicts_key: str = "verdicts",
+    label_key: str = "verdict",
+) -> bool:
+    """Row 23: a label of Mastra's stored verdicts is outside ``labels`` once trimmed and
+    lower-cased (scorekit repairs such a reply, then fails)."""
+    verdicts = (expected.get("analyzeStepResult") or {}).get(verdicts_key) or []
+    return any(str(v.get(label_key, "")).strip().lower() not in labels for v in verdicts)
+
+
+def no_output(case: dict[str, Any]) -> bool:
+    """Row 105: the run has no output at all (``None``): refused before any step."""
+    from tests.conformance import catalog_run_args
+
+    return catalog_run_args(case).get("output") is None
 
 
 def covers_each_index(items: list[dict[str, Any]], count: int, key: str = "context_index") -> bool:

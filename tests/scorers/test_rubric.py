@@ -13,6 +13,7 @@ from scorekit.scorers.rubric import (
     Rubric,
     RubricCriterion,
     RubricVerdicts,
+    _response_text,
     create_rubric_scorer,
     parse_rubric,
     rubric_score,
@@ -95,6 +96,16 @@ def test_the_oracle_reproduces_mastra() -> None:
             assert mastra_reason(reply, expected["score"]) == expected["reason"]
 
 
+def blank_response_free(case: dict[str, Any]) -> bool:
+    """Whether the run's response (the agent's message, else the input's ``currentText``) has
+    text: the response the rubric scorer grades."""
+    from scorekit.pipeline import ScorerRun
+
+    args = catalog_run_args(case)
+    run = ScorerRun(input=args.get("input"), output=args.get("output"))
+    return bool(_response_text(run).strip())
+
+
 @pytest.mark.parametrize(("case", "expected"), CASES, ids=[c["id"] for c, _ in CASES])
 def test_conformance(case: dict[str, Any], expected: dict[str, Any]) -> None:
     judge = ScriptedJudge(case["judgeResponses"])
@@ -111,6 +122,13 @@ def test_conformance(case: dict[str, Any], expected: dict[str, Any]) -> None:
         # without asking the judge (Mastra scores 1 unscaled, or grades invented criteria)
         result = scorer.run_sync(**catalog_run_args(case))
         assert (result.status, result.score, result.reason) == ("skipped", None, NO_RUBRIC_REASON)
+        assert judge.calls == []
+        return
+    if not blank_response_free(case):
+        # row 73: an empty response is not graded (Mastra shows the judge "(empty output)")
+        result = scorer.run_sync(**catalog_run_args(case))
+        assert (result.status, result.score) == ("skipped", None)
+        assert result.reason == EMPTY_RESPONSE_REASON
         assert judge.calls == []
         return
     reply = expected["analyzeStepResult"]

@@ -147,6 +147,13 @@ def test_conformance(case: dict[str, Any], expected: dict[str, Any]) -> None:
         assert run_error.value.result.status == "error"
         assert judge.calls == []
         return
+    if not judge_calls and "missingTools" not in (expected.get("analyzeStepResult") or {}):
+        # row 53: with no tool called the score rests on missing_tools alone, so it is
+        # required: the reply without it is sent back once, then the run fails
+        with pytest.raises(ScorerRunError) as run_error:
+            scorer.run_sync(**args)
+        assert run_error.value.failed_step == "analyze"
+        return
     if not names_each_call_once(expected):
         # row 52: the reply is sent back once with the expected count, and the run fails
         with pytest.raises(ScorerRunError) as run_error:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
@@ -37,6 +38,32 @@ def all_weights_zero(case: dict[str, Any]) -> bool:
     return bool(weights) and len(weights) == 4 and all(w <= 0 for w in weights.values())
 
 
+BUDGETS = ("maxSteps", "maxTotalTokens", "maxTotalDurationMs", "maxRetriesPerTool")
+LISTS = ("steps", "blacklistedTools", "blacklistedSequences")
+KNOWN_KEYS = {*BUDGETS, *LISTS, "ordering", "allowRepeatedSteps", "noRedundantCalls"}
+
+
+def malformed_defaults(case: dict[str, Any]) -> bool:
+    """row 66, as it reads: a ``defaults`` budget that is negative, NaN, infinite or not a
+    number, an unknown ordering, an unknown key, or a tool list that is not a list."""
+    defaults = case.get("options", {}).get("defaults")
+    if not isinstance(defaults, dict):
+        return False
+    for raw, value in defaults.items():
+        key = raw if raw in KNOWN_KEYS else next((k for k in KNOWN_KEYS if snake(k) == raw), None)
+        if key is None:
+            return True
+        if key in BUDGETS and value is not None:
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if not number or not math.isfinite(value) or value < 0:
+                return True
+        if key == "ordering" and value not in ("strict", "relaxed", "unordered"):
+            return True
+        if key in LISTS and not isinstance(value, list):
+            return True
+    return False
+
+
 def test_corpus_is_present() -> None:
     assert CASES  # present (its size is the corpus's, no rule)
 
@@ -49,6 +76,13 @@ def test_conformance(case: dict[str, Any], expected: dict[str, Any]) -> None:
         with pytest.raises(ConfigError) as info:
             create_trajectory_scorer_code(**case_options(case))
         assert info.value.field == "weights"
+        return
+    if malformed_defaults(case):
+        # row 66: refused at construction, naming the key (Mastra throws on each run, or
+        # ignores an unknown key)
+        with pytest.raises(ConfigError) as refused:
+            create_trajectory_scorer_code(**case_options(case))
+        assert refused.value.field is not None and refused.value.field.startswith("defaults")
         return
     scorer = create_trajectory_scorer_code(**case_options(case))
     if "error" in expected:
