@@ -91,7 +91,7 @@ def test_the_whole_text_path_gives_the_token_by_token_keywords() -> None:
 
     alphabet = [*"aB'’‘“”\".,;!?():_@&#0123 xyzΣσςİé\x1c\x1f", *JS_WHITESPACE]
     alphabet += ["the ", "The ", "'tis ", "12 ", "ΟΔΟΣ ", "don't ", "http://", "https://x.Y "]
-    alphabet += ["HTTPS://", "'http://a.b' ", "(https://q)"]
+    alphabet += ["HTTPS://", "'http://a.b' ", "(https://q)", "http://a/http://b ", "x" * 40]
     rng = random.Random(35)
     compared = 0
     for _ in range(20_000):

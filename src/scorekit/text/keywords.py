@@ -37,7 +37,7 @@ from importlib import resources
 from scorekit.text.language import language_script
 from scorekit.text.segment import words
 from scorekit.text.stopwords import MULTILINGUAL_HINT, stopwords_for
-from scorekit.text.whitespace import JS_WS_CLASS, js_trim
+from scorekit.text.whitespace import JS_WHITESPACE, JS_WS_CLASS, js_trim
 
 __all__ = ["extract_keywords", "stopwords_en"]
 
@@ -58,8 +58,7 @@ _MARKS = str.maketrans("", "", '.,;!?():"\u201c\u201d\u2018\u2019')
 _NOT_JS_SPACE = "\x1c\x1d\x1e\x1f"
 """ASCII characters that Python's ``str.split()`` splits on and JS's ``\\s`` does not."""
 _ODD_CHARACTERS = frozenset("_@&#")
-# A whole token (a run between JS whitespace characters) holding a URL scheme
-_URL_TOKEN = re.compile(f"[^{JS_WS_CLASS[1:-1]}]*https?://[^{JS_WS_CLASS[1:-1]}]*")
+_WHITESPACE = re.compile(JS_WS_CLASS)
 
 
 @functools.cache
@@ -148,13 +147,24 @@ def extract_keywords(text: str, language: str | None = None) -> list[str]:
     # a URL token is kept as it is: the text between URL tokens goes the whole-text way
     keywords: dict[str, None] = {}
     stop = stopwords_en()
-    start = 0
-    for url in _URL_TOKEN.finditer(stripped):
-        keywords.update(dict.fromkeys(_english_keywords(stripped[start : url.start()])))
-        if url.group().lower() not in stop:
-            keywords.setdefault(url.group())
-        start = url.end()
-    keywords.update(dict.fromkeys(_english_keywords(stripped[start:])))
+    spaces = [space for space in JS_WHITESPACE if space in stripped]
+    done = 0  # the text before this is read
+    for scheme in _URL.finditer(stripped):
+        if scheme.start() < done:
+            continue  # a second scheme inside a URL token already read
+        # the token's ends: the last whitespace before the scheme (looked for only since the
+        # last token read, so every character is looked at a bounded number of times) and
+        # the first after it
+        before = max((stripped.rfind(s, done, scheme.start()) for s in spaces), default=-1)
+        start = max(before + 1, done)
+        after = _WHITESPACE.search(stripped, scheme.end())
+        end = len(stripped) if after is None else after.start()
+        keywords.update(dict.fromkeys(_english_keywords(stripped[done:start])))
+        url = stripped[start:end]
+        if url.lower() not in stop:
+            keywords.setdefault(url)
+        done = end
+    keywords.update(dict.fromkeys(_english_keywords(stripped[done:])))
     return list(keywords)
 
 
