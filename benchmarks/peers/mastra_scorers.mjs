@@ -12,12 +12,21 @@ const calls = { n: 0, input: 0, output: 0 };
 const counting = async (url, init) => {
   const reply = await fetch(url, init);
   const copy = reply.clone();
-  try {
-    const body = await copy.json();
-    calls.n += 1;
-    calls.input += body?.usage?.prompt_tokens ?? 0;
-    calls.output += body?.usage?.completion_tokens ?? 0;
-  } catch {}
+  calls.n += 1;
+  // a streamed reply (server-sent events) carries its usage in its last chunks
+  copy.text().then((text) => {
+    let usage = null;
+    for (const line of text.split("\n")) {
+      const data = line.startsWith("data:") ? line.slice(5).trim() : line.trim();
+      if (!data.startsWith("{")) continue;
+      try {
+        const chunk = JSON.parse(data);
+        if (chunk.usage) usage = chunk.usage;
+      } catch {}
+    }
+    calls.input += usage?.prompt_tokens ?? 0;
+    calls.output += usage?.completion_tokens ?? 0;
+  });
   return reply;
 };
 const provider = createOpenAICompatible({
@@ -25,6 +34,7 @@ const provider = createOpenAICompatible({
   baseURL,
   fetch: counting,
   supportsStructuredOutputs: true,
+  includeUsage: true,
 });
 const model = provider.chatModel("local");
 
