@@ -140,7 +140,13 @@ def options(case: dict[str, Any]) -> dict[str, Any]:
     mapped; nested values decoded from the corpus markers but otherwise as given)."""
     opts = {snake(k): decode(v) for k, v in (case.get("options") or {}).items()}
     opts.update({snake(k): decode(v) for k, v in (case.get("factoryArgs") or {}).items()})
-    return opts
+    return {RENAMED_OPTIONS.get(k, k): v for k, v in opts.items()}
+
+
+RENAMED_OPTIONS = {"get_context": "context_extractor"}
+"""Mastra's option names that scorekit spells otherwise (divergences.md row 21: hallucination's
+``getContext`` is the context scorers' ``context_extractor``; the corpus's functions ignore
+their arguments, so the call signature does not matter)."""
 
 
 # ---- the catalog corpus: markers and Mastra's stored-message shapes (its README) ----

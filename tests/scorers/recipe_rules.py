@@ -49,6 +49,7 @@ def outcome(
     labels: frozenset[str] = frozenset({"yes", "no"}),
     verdicts_key: str = "verdicts",
     label_key: str = "verdict",
+    required: frozenset[str] = frozenset(),
 ) -> Outcome:
     """The outcome scorekit's rules give ``case``.
 
@@ -60,9 +61,13 @@ def outcome(
         labels: the closed set of verdict labels.
         verdicts_key: the analyze step result's list of verdicts.
         label_key: each verdict's label field.
+        required: ``{"context"}`` for a scorer that needs a context or an extractor.
     """
-    if (case.get("options") or {}).get("context") == []:
+    given = case.get("options") or {}
+    if given.get("context") == []:
         return Outcome("config", 25)
+    if "context" in required and not ({"context", "contextExtractor", "getContext"} & set(given)):
+        return Outcome("config", 21)  # neither context nor an extractor
     if "error" in expected:
         return Outcome("error")
     if blank is not None:

@@ -120,7 +120,7 @@ def test_catalog_conformance(case: dict[str, Any], expected: dict[str, Any]) -> 
     blank = (
         Outcome("zero", 20) if not (get_assistant_message(args["output"]) or "").strip() else None
     )
-    rule = outcome(case, expected, blank=blank)
+    rule = outcome(case, expected, blank=blank, required=frozenset({"context"}))
     if rule.kind == "mastra" and repaired_for_the_echo_only(case):
         replies = case["judgeResponses"]
         judge = ScriptedJudge([replies[0], replies[1], *replies[3:]])
@@ -203,3 +203,22 @@ def test_blank_context_pieces_are_dropped() -> None:
     )
     result = blank.run_sync(input="q", output="a")
     assert (result.status, result.reason) == ("skipped", ALL_BLANK_REASON)
+
+
+def test_mastras_get_context_option_is_our_context_extractor() -> None:
+    # row 21, as the parity tests translate a case: getContext becomes context_extractor, and
+    # a case with neither a context nor an extractor is a construction error
+    from tests.conformance import options as case_options
+
+    case = {"options": {"getContext": {"$fn": "returns", "value": ["Paris is in France."]}}}
+    given = case_options(case)
+    assert set(given) == {"context_extractor"}
+    judge = ScriptedJudge(
+        [{"claims": ["Paris is in France."]}, {"verdicts": [{"verdict": "no", "reason": "r"}]}]
+    )
+    result = create_hallucination_scorer(model=judge, reason="none", **given).run_sync(
+        input="Where is Paris?", output="Paris is in France."
+    )
+    assert result.score == 0.0
+    assert "Paris is in France." in judge.calls[1].prompt
+    assert outcome({"options": {}}, {}, blank=None, required=frozenset({"context"})).row == 21
