@@ -119,3 +119,19 @@ def test_comparatives_of_many_texts_are_each_texts_comparative(plain_ascii: bool
             for _ in range(rng.randint(0, 6))
         ]
         assert comparatives(texts) == [comparative(text) for text in texts], texts
+
+
+def test_comparatives_in_batches_and_of_long_texts_are_each_texts_comparative() -> None:
+    # batches of about SLICE characters, and a text longer than SLICE scored alone
+    from scorekit.text.sentiment import comparatives
+    from scorekit.text.whitespace import SLICE
+
+    rng = random.Random(35)
+    words = ["good", "bad", "not", "the", "love", "hate", "a", "won't", "Great"]
+    texts = [
+        " ".join(rng.choice(words) for _ in range(rng.randrange(1, 12))) for _ in range(12_000)
+    ]
+    long_text = " ".join(rng.choice(words) for _ in range(SLICE // 3))
+    texts[5_000:5_000] = [long_text, "", "\x00 good"]
+    assert sum(map(len, texts)) > 3 * SLICE and len(long_text) > SLICE
+    assert comparatives(texts) == [comparative(text) for text in texts]

@@ -176,10 +176,12 @@ def comparatives(texts: Sequence[str]) -> list[float]:
 
     The same values as ``[comparative(t) for t in texts]`` (npm sentiment 5.0.2, used by
     Mastra evals 1.10.2 tone for each sentence), at a fraction of the cost for many short
-    texts. The texts are joined by :data:`_SEPARATOR` and normalised at once (texts that hold
-    it are scored one by one). An ASCII text whose only whitespace is spaces and newlines is
-    split by ``str.split`` and its tokens looked up in one pass, each sentence's score summed
-    from its tokens with a valence; any other text is split by :func:`_normalised`'s rules.
+    texts. The texts are joined by :data:`_SEPARATOR` and normalised at once, in batches of
+    about :data:`scorekit.text.whitespace.SLICE` characters (a text longer than that is scored
+    alone, a slice at a time; texts that hold the separator are scored one by one). An ASCII
+    batch whose only whitespace is spaces and newlines is split by ``str.split`` and its tokens
+    looked up in one pass, each text's score summed from its tokens with a valence; any other
+    is split by :func:`_normalised`'s rules.
 
     Args:
         texts: any strings.
@@ -191,8 +193,29 @@ def comparatives(texts: Sequence[str]) -> list[float]:
         >>> comparatives(["I love it.", "It is not good.", ""])
         [1.0, -0.75, 0.0]
     """
+    scores: list[float] = []
+    batch: list[str] = []
+    size = 0
+    for text in texts:
+        if len(text) > SLICE:  # a long text alone, a slice at a time (analyze)
+            scores += _comparatives_of(batch)
+            scores.append(comparative(text))
+            batch, size = [], 0
+            continue
+        batch.append(text)
+        size += len(text)
+        if size >= SLICE:  # a batch's tokens stay in the processor's cache
+            scores += _comparatives_of(batch)
+            batch, size = [], 0
+    return scores + _comparatives_of(batch)
+
+
+def _comparatives_of(texts: Sequence[str]) -> list[float]:
+    """:func:`comparatives` of a batch of about :data:`SLICE` characters or less."""
+    if not texts:
+        return []
     joined = f" {_SEPARATOR} ".join(texts)
-    if not texts or joined.count(_SEPARATOR) != len(texts) - 1:
+    if joined.count(_SEPARATOR) != len(texts) - 1:
         return [comparative(text) for text in texts]
     if joined.isascii() and not any(c in joined for c in _NOT_PLAIN_SPACE):
         return _ascii_comparatives(joined.lower().translate(_TO_SPACE).split())
@@ -201,9 +224,6 @@ def comparatives(texts: Sequence[str]) -> list[float]:
     negators = sentiment_negators()
     scores = []
     for piece in normalised.split(_SEPARATOR):
-        if len(piece) > SLICE:  # a long text: read a slice at a time (analyze)
-            scores.append(analyze(piece).comparative)
-            continue
         tokens = js_trim(piece).split(" ")
         score = 0
         for place, value in enumerate(map(get, tokens)):
