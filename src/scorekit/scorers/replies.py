@@ -336,10 +336,10 @@ class CountedReply(JudgeReply):
             index = self.INDEX
             if self.SORTED_BY_INDEX and index is not None:
                 items = self._items()
-                ordered = sorted(items, key=lambda item: getattr(item, index))
-                if ordered != items:
+                indices = [getattr(item, index) for item in items]
+                if indices != sorted(indices):
                     self._reply_order = items
-                    setattr(self, self.ITEMS, ordered)
+                    setattr(self, self.ITEMS, sorted(items, key=lambda item: getattr(item, index)))
         limit = context.get(MAX_ITEMS)
         got = len(self._items())
         if limit is not None and got > limit:

@@ -37,7 +37,7 @@ from importlib import resources
 from scorekit.text.language import language_script
 from scorekit.text.segment import words
 from scorekit.text.stopwords import MULTILINGUAL_HINT, stopwords_for
-from scorekit.text.whitespace import JS_WHITESPACE, JS_WS_CLASS, js_trim
+from scorekit.text.whitespace import JS_WHITESPACE, JS_WS_CLASS, js_trim, split_agrees
 
 __all__ = ["extract_keywords", "stopwords_en"]
 
@@ -55,10 +55,7 @@ _ASCII_DIGITS = re.compile("[0-9]+")
 # found in the text as given, then the other marks go wherever they are.
 _QUOTE_AT_TOKEN_END = re.compile(f"'(?:(?<![^{JS_WS_CLASS[1:-1]}]')|(?![^{JS_WS_CLASS[1:-1]}]))")
 _MARKS = str.maketrans("", "", '.,;!?():"\u201c\u201d\u2018\u2019')
-_NOT_JS_SPACE = "\x1c\x1d\x1e\x1f"
-"""ASCII characters that Python's ``str.split()`` splits on and JS's ``\\s`` does not."""
 _ODD_CHARACTERS = frozenset("_@&#")
-_WHITESPACE = re.compile(JS_WS_CLASS)
 
 
 @functools.cache
@@ -157,7 +154,7 @@ def extract_keywords(text: str, language: str | None = None) -> list[str]:
         # the first after it
         before = max((stripped.rfind(s, done, scheme.start()) for s in spaces), default=-1)
         start = max(before + 1, done)
-        after = _WHITESPACE.search(stripped, scheme.end())
+        after = _SPLIT.search(stripped, scheme.end())
         end = len(stripped) if after is None else after.start()
         keywords.update(dict.fromkeys(_english_keywords(stripped[done:start])))
         url = stripped[start:end]
@@ -182,7 +179,7 @@ def _english_keywords(text: str) -> list[str]:
     if "'" in text:
         text = _QUOTE_AT_TOKEN_END.sub("", text)
     cleaned = text.translate(_MARKS)
-    ascii_text = cleaned.isascii() and not any(c in cleaned for c in _NOT_JS_SPACE)
+    ascii_text = cleaned.isascii() and split_agrees(cleaned)
     tokens = cleaned.lower().split() if ascii_text else _SPLIT.split(cleaned)
     stop = stopwords_en()
     odd = _ODD_CHARACTERS

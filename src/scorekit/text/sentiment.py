@@ -118,20 +118,31 @@ def analyze(text: str) -> SentimentResult:
         >>> analyze("I am not happy")
         SentimentResult(score=-3, token_count=4)
     """
-    labels = sentiment_labels()
-    negators = sentiment_negators()
     score = 0
     count = 0
     previous: str | None = None  # the token before the current one (none before the first)
     for piece in space_slices(_normalised(text)):
         tokens = piece.split(" ")
         count += len(tokens)
-        for token in tokens:
-            value = labels.get(token)
-            if value is not None:
-                score += -value if previous in negators else value
-            previous = token
+        score += _valence_sum(tokens, previous)
+        previous = tokens[-1]
     return SentimentResult(score=score, token_count=count)
+
+
+def _valence_sum(tokens: Sequence[str], previous: str | None = None) -> int:
+    """The valences of ``tokens``, each negated after a negator.
+
+    ``previous`` is the token before the first (``None``: there is none).
+    """
+    labels = sentiment_labels()
+    negators = sentiment_negators()
+    score = 0
+    for token in tokens:
+        value = labels.get(token)
+        if value is not None:
+            score += -value if previous in negators else value
+        previous = token
+    return score
 
 
 def comparative(text: str) -> float:
@@ -220,16 +231,10 @@ def _comparatives_of(texts: Sequence[str]) -> list[float]:
     if joined.isascii() and not any(c in joined for c in _NOT_PLAIN_SPACE):
         return _ascii_comparatives(joined.lower().translate(_TO_SPACE).split())
     normalised = _WS_RUN.sub(" ", _SPECIAL.sub(" ", joined.lower().replace("\n", " ")))
-    get = sentiment_labels().get
-    negators = sentiment_negators()
     scores = []
     for piece in normalised.split(_SEPARATOR):
         tokens = js_trim(piece).split(" ")
-        score = 0
-        for place, value in enumerate(map(get, tokens)):
-            if value is not None:
-                score += -value if place and tokens[place - 1] in negators else value
-        scores.append(score / len(tokens))
+        scores.append(_valence_sum(tokens) / len(tokens))
     return scores
 
 

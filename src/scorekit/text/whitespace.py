@@ -17,6 +17,7 @@ __all__ = [
     "js_trim",
     "remove_whitespace",
     "space_slices",
+    "split_agrees",
 ]
 
 JS_WHITESPACE: frozenset[str] = frozenset(
@@ -39,7 +40,7 @@ _ASCII_SPACE = " \t\n\v\f\r"
 """JS whitespace within ASCII."""
 
 
-def _split_agrees(text: str) -> bool:
+def split_agrees(text: str) -> bool:
     """Whether ``str.split()`` splits ``text`` where JS ``\\s`` does (a few scans of ASCII)."""
     if text.isascii():
         return not any(c in text for c in _DISAGREE_ASCII)
@@ -111,7 +112,7 @@ def collapse_whitespace(text: str) -> str:
         while "  " in trimmed:
             trimmed = trimmed.replace("  ", " ")
         return trimmed
-    if _split_agrees(text):
+    if split_agrees(text):
         # str.split() has the same whitespace set here, and is much faster than the regex
         return _joined_words(text, " ")
     return js_trim(_RUNS.sub(" ", text))
