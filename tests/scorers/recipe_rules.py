@@ -178,3 +178,34 @@ def run_by_rule(
         assert (result.status, result.score) == ("ok", 0.0)
         return None
     return result
+
+
+def refused_or_repaired(
+    case: dict[str, Any],
+    expected: dict[str, Any],
+    run_case: Callable[[dict[str, Any]], tuple[Any, Any]],
+    *,
+    verdicts_key: str,
+    label_key: str,
+) -> bool:
+    """Rows 105 and 23 for a case of a yes/no verdict scorer: assert what they prescribe.
+
+    Args:
+        run_case: builds and runs the case, giving ``(result or ScorerRunError, judge)``.
+
+    Returns:
+        Whether one of the rows applied (the test is then done).
+    """
+    if no_output(case):  # row 105: refused before any step
+        with pytest.raises(ConfigError):
+            run_case(case)
+        return True
+    yes_no = frozenset({"yes", "no"})
+    if "error" not in expected and labels_outside(
+        expected, yes_no, verdicts_key=verdicts_key, label_key=label_key
+    ):  # row 23: repaired, then an error at analyze
+        outcome, _ = run_case(case)
+        assert isinstance(outcome, ScorerRunError)
+        assert outcome.failed_step == "analyze"
+        return True
+    return False

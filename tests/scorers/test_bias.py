@@ -19,9 +19,8 @@ from scorekit.scorers.bias import (
 from scorekit.scorers.replies import EXPECTED_ITEMS
 from tests.conformance import CATALOG, cases_for, catalog_run_args, options, to_snake
 from tests.scorers.labels import normalise_labels
-from tests.scorers.recipe_rules import labels_outside, no_output
+from tests.scorers.recipe_rules import refused_or_repaired
 
-YES_NO = frozenset({"yes", "no"})
 CASES = cases_for("bias", corpus=CATALOG)
 
 ANSWER = "Women are too emotional to lead. The office is on the third floor."
@@ -66,17 +65,9 @@ def test_corpus_is_present() -> None:
 
 @pytest.mark.parametrize(("case", "expected"), CASES, ids=[c["id"] for c, _ in CASES])
 def test_conformance(case: dict[str, Any], expected: dict[str, Any]) -> None:
-    if no_output(case):  # row 105
-        with pytest.raises(ConfigError):
-            _run_case(case)
+    if refused_or_repaired(case, expected, _run_case, verdicts_key="results", label_key="result"):
         return
     outcome, judge = _run_case(case)
-    if "error" not in expected and labels_outside(
-        expected, YES_NO, verdicts_key="results", label_key="result"
-    ):  # row 23: repaired, then an error at analyze
-        assert isinstance(outcome, ScorerRunError)
-        assert outcome.failed_step == "analyze"
-        return
     if "error" in expected:
         assert isinstance(outcome, ScorerRunError)
         assert outcome.failed_step == expected["failedStep"]

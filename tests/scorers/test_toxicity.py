@@ -18,9 +18,8 @@ from scorekit.scorers.toxicity import (
 )
 from tests.conformance import CATALOG, cases_for, catalog_run_args, options, to_snake
 from tests.scorers.labels import normalise_labels
-from tests.scorers.recipe_rules import labels_outside, no_output
+from tests.scorers.recipe_rules import refused_or_repaired
 
-YES_NO = frozenset({"yes", "no"})
 CASES = cases_for("toxicity", corpus=CATALOG)
 
 ANSWER = "You're clueless and have no idea what you're talking about. The report is due Friday."
@@ -62,17 +61,9 @@ def test_corpus_is_present() -> None:
 
 @pytest.mark.parametrize(("case", "expected"), CASES, ids=[c["id"] for c, _ in CASES])
 def test_conformance(case: dict[str, Any], expected: dict[str, Any]) -> None:
-    if no_output(case):  # row 105
-        with pytest.raises(ConfigError):
-            _run_case(case)
+    if refused_or_repaired(case, expected, _run_case, verdicts_key="verdicts", label_key="verdict"):
         return
     outcome, judge = _run_case(case)
-    if "error" not in expected and labels_outside(
-        expected, YES_NO, verdicts_key="verdicts", label_key="verdict"
-    ):  # row 23: repaired, then an error at analyze
-        assert isinstance(outcome, ScorerRunError)
-        assert outcome.failed_step == "analyze"
-        return
     if "error" in expected:
         assert isinstance(outcome, ScorerRunError)
         assert outcome.failed_step == expected["failedStep"]
