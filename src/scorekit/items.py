@@ -1,6 +1,7 @@
 """The per-item record: ``EvalItem`` (what is scored), ``ItemResult`` (what came of it).
 
-Ground floor: imports nothing of ours but :mod:`scorekit.errors` and :mod:`scorekit.results`.
+Ground floor: imports nothing of ours but :mod:`scorekit.errors`, :mod:`scorekit.results` and
+:mod:`scorekit.steps` (the item record's declaration, :class:`~scorekit.steps.ItemRecord`).
 Every source of items (a dataset file, a DataFrame, an iterable, a live call, a trace) becomes
 an :class:`EvalItem`; every executor hands back an :class:`ItemResult`; the store builds its
 rows from the two (architecture.md, "Data flows one way").
@@ -14,6 +15,7 @@ from typing import Any
 
 from scorekit.errors import ConfigError
 from scorekit.results import RunError, ScorerRunResult
+from scorekit.steps import RECORD_FIELDS, ItemRecord, ScorerRun, record_values
 
 __all__ = ["ITEM_FIELDS", "EvalItem", "ItemResult", "Target", "load_item"]
 
@@ -22,21 +24,9 @@ Target = Callable[..., Any]
 async, returning the output (a string, messages, or a dict with ``output`` and optional
 ``context``)."""
 
-ITEM_FIELDS = frozenset(
-    {
-        "id",
-        "input",
-        "output",
-        "ground_truth",
-        "context",
-        "request_context",
-        "expected_trajectory",
-        "additional_context",
-        "metadata",
-        "trace",
-    }
-)
-"""The keys a dataset entry given as a mapping may have."""
+ITEM_FIELDS = frozenset({"id", *RECORD_FIELDS, "metadata", "trace"})
+"""The keys a dataset entry given as a mapping may have: the id, the item record's fields
+(:data:`~scorekit.steps.RECORD_FIELDS`), metadata and the trace."""
 
 
 def _is_pieces(context: Any) -> bool:
@@ -54,23 +44,18 @@ def _pieces(context: Any, position: int) -> Sequence[str]:
 
 
 @dataclass(frozen=True)
-class EvalItem:
-    """One item to score.
+class EvalItem(ItemRecord):
+    """One item to score: the item record with its id and what a run keeps beside it.
+
+    The record's fields (``input``, ``output``, ``ground_truth``, ``context``, ...) are
+    :class:`~scorekit.steps.ItemRecord`'s. The input is sent to the target; an item with its
+    own output needs no target.
 
     Attributes:
         id: the item's id, unique within a run (its position, as a string, when the data
             gives none).
-        input: the input sent to the target and shown to scorers.
-        output: an already produced output (then no target is needed), or ``None``.
         has_output: whether the item carries its own output (set by itself when ``output`` is
             not ``None``; pass it for an explicit ``None`` output).
-        ground_truth: the expected output, or ``None``.
-        context: retrieved context pieces for context scorers, or ``None``.
-        request_context: per-request data passed to the target and the scorers.
-        expected_trajectory: the steps the agent was expected to take (trajectory scorers),
-            in Mastra's shapes, or ``None``.
-        additional_context: further data for the judge (Mastra ``additionalContext``), or
-            ``None``.
         metadata: anything else the caller wants kept with the item (stored with its rows).
         trace: the trace the item was taken from (trace scoring), or ``None``; kept, not
             interpreted, here.
@@ -79,14 +64,7 @@ class EvalItem:
     """
 
     id: str
-    input: Any = None
-    output: Any = None
     has_output: bool = False
-    ground_truth: Any = None
-    context: Sequence[str] | None = None
-    request_context: Any = None
-    expected_trajectory: Any = None
-    additional_context: Any = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
     trace: Any = None
     load_error: str | None = None
@@ -135,20 +113,25 @@ class EvalItem:
         if "input" not in value and "output" not in value:
             raise ConfigError(f"item {position}: needs 'input' or 'output'", field="input")
         item_id = value.get("id")
-        context = value.get("context")
+        record = {name: value.get(name) for name in RECORD_FIELDS}
+        if record["context"] is not None:
+            record["context"] = _pieces(record["context"], position)
         return cls(
             id=str(item_id) if item_id is not None else str(position),
-            input=value.get("input"),
-            output=value.get("output"),
             has_output="output" in value,
-            ground_truth=value.get("ground_truth"),
-            context=None if context is None else _pieces(context, position),
-            request_context=value.get("request_context"),
-            expected_trajectory=value.get("expected_trajectory"),
-            additional_context=value.get("additional_context"),
             metadata=value.get("metadata") or {},
             trace=value.get("trace"),
+            **record,
         )
+
+    def scorer_run(self, output: Any, run_id: str) -> ScorerRun:
+        """The record a scorer scores: this item's fields, ``output`` and the run's id.
+
+        Args:
+            output: the output to score (the item's own or what the target returned).
+            run_id: the scorer run's id.
+        """
+        return ScorerRun(**{**record_values(self), "output": output}, run_id=run_id)
 
     def with_context(self, context: Any) -> EvalItem:
         """Return a copy with ``context`` (what a target returned with its output).

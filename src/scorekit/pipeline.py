@@ -22,7 +22,7 @@ import math
 import numbers
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -40,6 +40,8 @@ from scorekit.prompt_step import (
 )
 from scorekit.results import RunError, ScorerRunResult, Status
 from scorekit.steps import (
+    RECORD_FIELDS,
+    RESULT_FIELDS,
     LocalResult,
     NotScorable,
     ScorerRun,
@@ -47,6 +49,7 @@ from scorekit.steps import (
     StepResults,
     local_result,
     not_scorable,
+    record_values,
 )
 from scorekit.usage import JudgeUsage
 
@@ -315,12 +318,7 @@ class Scorer:
             status=status,
             score=score,
             reason=state.reason,
-            input=run.input,
-            output=run.output,
-            ground_truth=run.ground_truth,
-            request_context=run.request_context,
-            expected_trajectory=run.expected_trajectory,
-            additional_context=run.additional_context,
+            **record_values(run, RESULT_FIELDS),
             preprocess_step_result=state.results.preprocess_step_result,
             analyze_step_result=state.results.analyze_step_result,
             preprocess_prompt=state.prompts.get("preprocess"),
@@ -332,37 +330,38 @@ class Scorer:
             duration_s=time.perf_counter() - started,
         )
 
-    async def run(
-        self,
-        *,
-        output: Any,
-        input: Any = None,
-        ground_truth: Any = None,
-        request_context: Any = None,
-        run_id: str | None = None,
-        context: Sequence[str] | None = None,
-        expected_trajectory: Any = None,
-        additional_context: Any = None,
-    ) -> ScorerRunResult:
+    async def run(self, record: ScorerRun | None = None, /, **fields: Any) -> ScorerRunResult:
         """Score one record.
 
+        Give the record (:class:`~scorekit.steps.ScorerRun`), or its fields as keywords (the
+        keyword form builds the record): ``output`` (required), ``input``, ``ground_truth``,
+        ``context``, ``request_context``, ``expected_trajectory``, ``additional_context``
+        (:data:`~scorekit.steps.RECORD_FIELDS`) and ``run_id``.
+
         Args:
-            output: the output being scored (a string, chat messages, or Mastra agent output).
-            input: the input that produced it (same shapes, or a Mastra agent run input).
-            ground_truth: the expected output or reference, if any.
-            request_context: any per-request data, passed through to the steps and the result.
-            run_id: an id for the run; a uuid4 string when omitted.
-            context: retrieved context pieces for context scorers (``ctx.run.context``).
-            expected_trajectory: the expected steps for trajectory scorers (a trajectory
-                ``{"steps": [...]}`` or a list of steps, in Mastra's shapes).
-            additional_context: further data for the judge (``ctx.run.additional_context``).
+            record: the record to score; its empty ``run_id`` becomes a uuid4 string.
+            **fields: the record's fields, when no record is given:
+
+                * output: the output being scored (a string, chat messages, or Mastra agent
+                  output).
+                * input: the input that produced it (same shapes, or a Mastra agent run input).
+                * ground_truth: the expected output or reference, if any.
+                * context: retrieved context pieces for context scorers (``ctx.run.context``).
+                * request_context: any per-request data, passed through to the steps and the
+                  result.
+                * expected_trajectory: the expected steps for trajectory scorers (a trajectory
+                  ``{"steps": [...]}`` or a list of steps, in Mastra's shapes).
+                * additional_context: further data for the judge
+                  (``ctx.run.additional_context``).
+                * run_id: an id for the run; a uuid4 string when omitted.
 
         Returns:
             The result: status ``"ok"`` with a finite ``score``, or ``"skipped"`` when a step
             returned :func:`not_scorable` (``score`` is ``None``, ``reason`` says why).
 
         Raises:
-            ConfigError: the scorer has no ``generate_score`` step, ``output`` is ``None``,
+            ConfigError: the scorer has no ``generate_score`` step, a keyword is not a record
+                field, both a record and keywords are given, ``output`` is ``None``,
                 ``run_id`` is not a string, or ``context`` is not a list of strings.
             ScorerRunError: a step raised, or the score is not a finite number; ``.result``
                 holds the partial result with status ``"error"``.
@@ -372,27 +371,8 @@ class Scorer:
                 f"scorer {self.id!r} cannot run without a generate_score step",
                 field="generate_score",
             )
-        if output is None:
-            raise ConfigError(f"scorer {self.id!r}: output is required", field="output")
-        if run_id is not None and not isinstance(run_id, str):
-            raise ConfigError(
-                f"run_id must be a string, not {type(run_id).__name__}", field="run_id"
-            )
-        if context is not None and (
-            isinstance(context, str) or not all(isinstance(piece, str) for piece in context)
-        ):
-            raise ConfigError("context must be a list of strings", field="context")
+        run = _checked_record(self.id, record, fields)
         started = time.perf_counter()
-        run = ScorerRun(
-            input,
-            output,
-            ground_truth,
-            request_context,
-            run_id or str(uuid.uuid4()),
-            tuple(context) if context is not None else None,
-            expected_trajectory,
-            additional_context,
-        )
         state = _RunState()
         for name, step in self._steps:
             ctx = StepContext(run, state.results, state.results.generate_score_step_result)
@@ -431,37 +411,57 @@ class Scorer:
             result=partial,
         )
 
-    def run_sync(
-        self,
-        *,
-        output: Any,
-        input: Any = None,
-        ground_truth: Any = None,
-        request_context: Any = None,
-        run_id: str | None = None,
-        context: Sequence[str] | None = None,
-        expected_trajectory: Any = None,
-        additional_context: Any = None,
-    ) -> ScorerRunResult:
-        """Blocking :meth:`run`; works inside a running event loop too (notebooks, FastAPI).
+    def run_sync(self, record: ScorerRun | None = None, /, **fields: Any) -> ScorerRunResult:
+        """Blocking :meth:`run` (same arguments); works inside a running event loop too.
 
+        Notebooks and FastAPI handlers call it where a loop already runs.
         A scorer whose steps are plain functions (no judge) runs at once, without the event
         loop's rounds (``run_sync(eager=True)``, :mod:`scorekit._sync`).
         """
         eager = not any(isinstance(step, PromptStep) for _, step in self._steps)
-        return run_sync(
-            self.run(
-                output=output,
-                input=input,
-                ground_truth=ground_truth,
-                request_context=request_context,
-                run_id=run_id,
-                context=context,
-                expected_trajectory=expected_trajectory,
-                additional_context=additional_context,
-            ),
-            eager=eager,
+        return run_sync(self.run(record, **fields), eager=eager)
+
+
+_RUN_KEYWORDS = frozenset({*RECORD_FIELDS, "run_id"})
+
+
+def _checked_record(scorer_id: str, record: ScorerRun | None, given: dict[str, Any]) -> ScorerRun:
+    """The record :meth:`Scorer.run` scores (built from keywords when none is given), checked."""
+    if record is not None and given:
+        raise ConfigError(
+            f"give the record or its fields as keywords, not both ({', '.join(sorted(given))})",
+            field=sorted(given)[0],
         )
+    if record is None:
+        unknown = sorted(set(given) - _RUN_KEYWORDS)
+        if unknown:
+            raise ConfigError(
+                f"scorer {scorer_id!r}: unknown record field(s) {', '.join(unknown)}; "
+                f"known: {', '.join(sorted(_RUN_KEYWORDS))}",
+                field=unknown[0],
+            )
+        run_id = given.get("run_id")
+        record = ScorerRun(**{**given, "run_id": "" if run_id is None else run_id})
+    elif not isinstance(record, ScorerRun):
+        raise ConfigError(
+            f"the record must be a ScorerRun, not {type(record).__name__}", field="record"
+        )
+    if record.output is None:
+        raise ConfigError(f"scorer {scorer_id!r}: output is required", field="output")
+    if not isinstance(record.run_id, str):
+        raise ConfigError(
+            f"run_id must be a string, not {type(record.run_id).__name__}", field="run_id"
+        )
+    context = record.context
+    if context is not None and (
+        isinstance(context, str) or not all(isinstance(piece, str) for piece in context)
+    ):
+        raise ConfigError("context must be a list of strings", field="context")
+    return dataclasses.replace(
+        record,
+        run_id=record.run_id or str(uuid.uuid4()),
+        context=tuple(context) if context is not None else None,
+    )
 
 
 def _store(results: StepResults, name: StepName, value: Any) -> StepResults:

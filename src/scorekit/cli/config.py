@@ -51,7 +51,11 @@ __all__ = [
 
 
 class FieldsConfig(BaseModel):
-    """Which record field holds each item field (header-less CSV/TSV: 0-based column numbers)."""
+    """Which record field holds each item field (header-less CSV/TSV: 0-based column numbers).
+
+    A field per :class:`~scorekit.datasets.files.FieldMap` attribute (the item record's fields
+    and the id), pinned to the record's declaration by ``tests/test_item_record.py``.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -77,14 +81,7 @@ class FieldsConfig(BaseModel):
     def field_map(self) -> FieldMap:
         """Return the mapping as :class:`~scorekit.datasets.files.FieldMap`."""
         return FieldMap(
-            input=self.input,
-            output=self.output,
-            ground_truth=self.ground_truth,
-            id=self.id,
-            context=self.context,
-            request_context=self.request_context,
-            expected_trajectory=self.expected_trajectory,
-            additional_context=self.additional_context,
+            **self.model_dump(exclude={"extra"}),
             extra=tuple(self.extra),
             # a field the config names must exist: a misspelt name fails instead of being
             # silently ignored

@@ -25,6 +25,7 @@ from typing import Any, Literal
 from scorekit.errors import ConfigError
 from scorekit.inputs.messages import messages_of
 from scorekit.items import EvalItem
+from scorekit.steps import CELLS, RECORD_FIELDS, cell_fields
 
 __all__ = ["OPTIONAL_FIELDS", "FieldMap", "read_dataset", "record_item"]
 
@@ -39,24 +40,17 @@ _SUFFIXES: dict[str, Format] = {
 }
 
 
-OPTIONAL_FIELDS = (
-    "input",
-    "ground_truth",
-    "id",
-    "context",
-    "request_context",
-    "expected_trajectory",
-    "additional_context",
-)
-"""The item fields a record may leave out (unless :attr:`FieldMap.required` names them)."""
-
-_JSON_FIELDS = ("request_context", "expected_trajectory", "additional_context")
-"""The item fields whose CSV/TSV cells may hold JSON (an object or a list)."""
+OPTIONAL_FIELDS = (*(name for name in RECORD_FIELDS if name != "output"), "id")
+"""The item fields a record may leave out (unless :attr:`FieldMap.required` names them): the
+item record's fields (:data:`scorekit.steps.RECORD_FIELDS`) but the output, and the id."""
 
 
 @dataclass(frozen=True)
 class FieldMap:
     """Which record field (or, header-less, which 0-based column) holds each item field.
+
+    One attribute per field of the item record (:class:`scorekit.steps.ItemRecord`, which says
+    how a cell holds it), and the id; ``tests/test_item_record.py`` pins them together.
 
     Attributes:
         input: the input's field (optional in records).
@@ -234,20 +228,23 @@ def record_item(
         values["output"] = read(record[fields.output])
     elif record.get(fields.input) is None:
         return EvalItem(id=item_id, load_error=f"{at}: missing field {fields.input!r}")
-    for key, name in (("input", fields.input), ("ground_truth", fields.ground_truth)):
-        name = _given(record, name, key)
-        if record.get(name) is not None:
-            values[key] = read(record[name])
-    if record.get(fields.context) is not None:
-        values["context"] = _context(record[fields.context])
-    for key in _JSON_FIELDS:
+    for key in RECORD_FIELDS:
+        if key == "output":  # read above
+            continue
         name = _given(record, getattr(fields, key), key)
-        if record.get(name) is not None:
+        if record.get(name) is None:
+            continue
+        cell = CELLS[key]
+        if cell == "message":
+            values[key] = read(record[name])
+        elif cell == "pieces":
+            values[key] = _context(record[name])
+        else:
             try:
                 values[key] = _json_cell(record[name]) if cells else record[name]
             except ValueError as exc:
                 return EvalItem(id=item_id, load_error=f"{at}: field {name!r}: {exc}")
-    for key in ("input", "output", "ground_truth"):
+    for key in cell_fields("message"):
         if key not in values or (key == "output" and _is_trajectory(values[key])):
             continue
         try:

@@ -35,6 +35,7 @@ from scorekit.evals.target_calls import DEFAULT_TARGET_TIMEOUT, call_target
 from scorekit.items import EvalItem, ItemResult, Target
 from scorekit.pipeline import Scorer
 from scorekit.results import RunError, ScorerRunResult
+from scorekit.steps import RESULT_FIELDS, record_values
 
 __all__ = [
     "DEFAULT_SCORER_TIMEOUT",
@@ -82,12 +83,7 @@ def _error_result(
         scorer_id=scorer.id,
         run_id=run_id,
         status="error",
-        input=item.input,
-        output=output,
-        ground_truth=item.ground_truth,
-        request_context=item.request_context,
-        expected_trajectory=item.expected_trajectory,
-        additional_context=item.additional_context,
+        **{**record_values(item, RESULT_FIELDS), "output": output},
         error=error,
     )
 
@@ -96,17 +92,7 @@ async def _score(
     scorer: Scorer, item: EvalItem, output: Any, timeout: float | None
 ) -> ScorerRunResult:
     run_id = str(uuid.uuid4())
-    call = functools.partial(
-        scorer.run,
-        input=item.input,
-        output=output,
-        ground_truth=item.ground_truth,
-        request_context=item.request_context,
-        run_id=run_id,
-        context=item.context,
-        expected_trajectory=item.expected_trajectory,
-        additional_context=item.additional_context,
-    )
+    call = functools.partial(scorer.run, item.scorer_run(output, run_id))
     try:
         if is_local(scorer):
             return await run_local(call, scorer_id=scorer.id, timeout=timeout)

@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from typing import Any, Literal, cast
 
 from scorekit.results import Status
+from scorekit.steps import RECORD_FIELDS, ItemRecord
 from scorekit.usage import JudgeUsage
 
 __all__ = [
@@ -197,11 +198,13 @@ def run_record(row: Any) -> RunRecord:
 
 
 @dataclass(frozen=True)
-class ResultRecord:
+class ResultRecord(ItemRecord):
     """One stored (item, scorer) result.
 
-    Attributes mirror :class:`~scorekit.pipeline.ScorerRunResult` (JSON values as read back:
-    step results are plain dicts/lists), plus the item's id, context and metadata, the storage
+    The item record's fields (:class:`~scorekit.steps.ItemRecord`: ``input``, ``output``,
+    ``ground_truth``, ``context``, ...) hold the values as read back (JSON: the context a list
+    of strings). The other attributes mirror :class:`~scorekit.pipeline.ScorerRunResult` (step
+    results as plain dicts/lists), plus the item's id and metadata, the storage
     ``source`` (``"TEST"``, ``"LIVE"``, ``"TRACE"``) and when the row was written, and where
     the item came from (:data:`ORIGIN_FIELDS`, ``None`` for dataset items): ``entity_id``
     (the scored function or span name), ``entity_type``, ``entity`` (a dict), ``call_run_id``
@@ -221,17 +224,10 @@ class ResultRecord:
     prompts: dict[str, str]
     judge_usage: JudgeUsage
     error: dict[str, Any] | None
-    input: Any
-    output: Any
-    ground_truth: Any
-    context: list[str] | None
-    request_context: Any
     metadata: dict[str, Any]
     source: str
     duration_s: float
     created_at: datetime
-    expected_trajectory: Any = None
-    additional_context: Any = None
     entity_id: str | None = None
     entity_type: str | None = None
     entity: dict[str, Any] | None = None
@@ -272,17 +268,11 @@ class ResultRecord:
                 cache_hits=row["judge_cache_hits"],
             ),
             error=row["error"],
-            input=row.get("input"),
-            output=row.get("output"),
-            ground_truth=row.get("ground_truth"),
-            context=row.get("context"),
-            request_context=row.get("request_context"),
+            **{name: row.get(name) for name in RECORD_FIELDS},
             metadata=row.get("item_metadata") or {},
             source=row["source"],
             duration_s=row["duration_s"],
             created_at=cast(datetime, utc(row["created_at"])),
-            expected_trajectory=row.get("expected_trajectory"),
-            additional_context=row.get("additional_context"),
             entity_id=row.get("entity_id"),
             entity_type=row.get("entity_type"),
             entity=row.get("entity"),

@@ -21,6 +21,7 @@ from pydantic_core import to_jsonable_python
 
 from scorekit.items import ItemResult
 from scorekit.results import ScorerRunResult
+from scorekit.steps import record_values
 from scorekit.store.records import ORIGIN_FIELDS, RunSource
 
 __all__ = ["origin_values", "result_rows"]
@@ -133,13 +134,10 @@ def _row(
         "judge_cache_hits": usage.cache_hits,
         "judge_latency_s": usage.latency_s,
         "error": _json(result.error.model_dump()) if result.error is not None else None,
-        "input": _json(item.input),
+        # the item record's fields (a tuple of context pieces becomes a JSON list), with the
+        # output that was scored
+        **{name: _json(value) for name, value in record_values(item).items()},
         "output": _json(outcome.output),
-        "ground_truth": _json(item.ground_truth),
-        "context": _json(list(item.context)) if item.context is not None else None,
-        "request_context": _json(item.request_context),
-        "expected_trajectory": _json(item.expected_trajectory),
-        "additional_context": _json(item.additional_context),
         "item_metadata": _json(dict(item.metadata)) or None,
         "source": source,
         "duration_s": result.duration_s,

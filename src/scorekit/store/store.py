@@ -28,6 +28,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from scorekit.errors import StoreError
 from scorekit.results import Status
+from scorekit.steps import RECORD_FIELDS
 from scorekit.store.engines import DEFAULT_DB_PATH, Database, resolve_url, short_error
 from scorekit.store.records import (
     ResultRecord,
@@ -358,13 +359,7 @@ class Store(Database):
             StoreError: the read failed.
         """
         bulky = {
-            "input",
-            "output",
-            "ground_truth",
-            "context",
-            "request_context",
-            "expected_trajectory",
-            "additional_context",
+            *RECORD_FIELDS,
             "item_metadata",
             "preprocess_step_result",
             "analyze_step_result",

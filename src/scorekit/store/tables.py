@@ -38,6 +38,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.schema import ColumnDefault, CreateColumn
 
 from scorekit.errors import StoreError
+from scorekit.steps import RECORD_FIELDS
 
 __all__ = [
     "add_missing_columns",
@@ -104,13 +105,9 @@ results = Table(
     Column("judge_cache_hits", Integer, nullable=False, default=0),
     Column("judge_latency_s", Float, nullable=False, default=0.0),
     Column("error", _json, nullable=True, comment="{type, message, step, raw_output}"),
-    Column("input", _json, nullable=True),
-    Column("output", _json, nullable=True),
-    Column("ground_truth", _json, nullable=True),
-    Column("context", _json, nullable=True),
-    Column("request_context", _json, nullable=True),
-    Column("expected_trajectory", _json, nullable=True),
-    Column("additional_context", _json, nullable=True),
+    # the item record (scorekit.steps.ItemRecord), one JSON column per field; a field added
+    # there is added to an older database by add_missing_columns
+    *(Column(name, _json, nullable=True) for name in RECORD_FIELDS),
     Column("item_metadata", _json, nullable=True),
     Column("source", String(8), nullable=False, default="TEST"),
     Column("duration_s", Float, nullable=False, default=0.0),

@@ -41,6 +41,7 @@ from scorekit.evals.per_item import score_item
 from scorekit.items import EvalItem
 from scorekit.pipeline import Scorer
 from scorekit.results import ScorerRunResult
+from scorekit.steps import RECORD_FIELDS, RESULT_FIELDS, record_values
 
 __all__ = [
     "Bound",
@@ -251,29 +252,25 @@ def _check(
 def assert_scores(
     scorers: Sequence[Scorer | ScorerRunResult],
     *,
-    output: Any = None,
-    input: Any = None,
-    ground_truth: Any = None,
-    context: Sequence[str] | None = None,
-    request_context: Any = None,
-    expected_trajectory: Any = None,
-    additional_context: Any = None,
     min: float | Mapping[str, float] | None = None,
     max: float | Mapping[str, float] | None = None,
     allow_skipped: bool = False,
+    **record: Any,
 ) -> dict[str, ScorerRunResult]:
     """Score one item with several scorers (concurrently) and check every result.
 
     Args:
         scorers: the scorers (distinct ids), or results already made (their item fields are
             then those of the results), or a mix.
-        output: the output to score (required with any scorer).
-        input: the input that produced it.
-        ground_truth: the expected output, if any.
-        context: retrieved context pieces (a list of strings) for context scorers.
-        request_context: per-request data for the scorers.
-        expected_trajectory: the expected steps, for trajectory scorers.
-        additional_context: further data for the judge.
+        **record: the item's fields (:data:`scorekit.steps.RECORD_FIELDS`) as keywords:
+
+            * output: the output to score (required with any scorer).
+            * input: the input that produced it.
+            * ground_truth: the expected output, if any.
+            * context: retrieved context pieces (a list of strings) for context scorers.
+            * request_context: per-request data for the scorers.
+            * expected_trajectory: the expected steps, for trajectory scorers.
+            * additional_context: further data for the judge.
         min: the lowest passing score (inclusive): one number for every scorer, or scorer
             (id or registry name) → number; scorers left out have no minimum.
         max: the highest passing score (inclusive), given the same way (for scorers where
@@ -287,8 +284,9 @@ def assert_scores(
     Raises:
         ScoreAssertionError: a score outside its bound, or a result ``skipped`` (not
             allowed) or ``error``; the message has every score, bound, reason and error.
-        ConfigError: bad arguments (no scorer, two with one id, a bound that is not a finite
-            number or names no scorer, ``min`` above ``max``, no ``output`` to score).
+        ConfigError: bad arguments (no scorer, two with one id, a keyword that is not a record
+            field, a bound that is not a finite number or names no scorer, ``min`` above
+            ``max``, no ``output`` to score).
     """
     __tracebackhide__ = True
     chosen = list(scorers) if not isinstance(scorers, (Scorer, ScorerRunResult)) else [scorers]
@@ -308,23 +306,25 @@ def assert_scores(
     bounds = _bounds(min, max, ids)
     to_run = [s for s in chosen if isinstance(s, Scorer)]
     given = [r for r in chosen if isinstance(r, ScorerRunResult)]
-    if to_run and output is None:
+    unknown = sorted(set(record) - set(RECORD_FIELDS))
+    if unknown:
+        raise ConfigError(
+            f"unknown item field(s) {', '.join(unknown)}; known: {', '.join(RECORD_FIELDS)}",
+            field=unknown[0],
+        )
+    if to_run and record.get("output") is None:
         raise ConfigError("assert_score needs the output= to score", field="output")
+    context = record.get("context")
     if context is not None and (
         isinstance(context, str) or not all(isinstance(piece, str) for piece in context)
     ):
         raise ConfigError("context must be a list of strings", field="context")
     first = given[0] if given and not to_run else None
+    values = record if first is None else record_values(first, RESULT_FIELDS)
     item = EvalItem(
         id=_PLACEHOLDER_ID,
-        input=input if first is None else first.input,
-        output=output if first is None else first.output,
         has_output=True,
-        ground_truth=ground_truth if first is None else first.ground_truth,
-        context=None if context is None else tuple(context),
-        request_context=request_context if first is None else first.request_context,
-        expected_trajectory=expected_trajectory if first is None else first.expected_trajectory,
-        additional_context=additional_context if first is None else first.additional_context,
+        **{**values, "context": None if context is None else tuple(context)},
     )
     fresh: dict[str, ScorerRunResult] = {}
     if to_run:
@@ -346,28 +346,18 @@ def assert_scores(
 def assert_score(
     scorer_or_result: Scorer | ScorerRunResult,
     *,
-    output: Any = None,
-    input: Any = None,
-    ground_truth: Any = None,
-    context: Sequence[str] | None = None,
-    request_context: Any = None,
-    expected_trajectory: Any = None,
-    additional_context: Any = None,
     min: float | None = None,
     max: float | None = None,
     allow_skipped: bool = False,
+    **record: Any,
 ) -> ScorerRunResult:
     """Score one item with one scorer (or take a result) and check it.
 
     Args:
         scorer_or_result: a scorer to run on the item, or a result it already produced.
-        output: the output to score (required with a scorer).
-        input: the input that produced it.
-        ground_truth: the expected output, if any.
-        context: retrieved context pieces (a list of strings) for context scorers.
-        request_context: per-request data for the scorer.
-        expected_trajectory: the expected steps, for trajectory scorers.
-        additional_context: further data for the judge.
+        **record: the item's fields as keywords, as :func:`assert_scores` takes them
+            (``output``, required with a scorer; ``input``, ``ground_truth``, ``context``,
+            ``request_context``, ``expected_trajectory``, ``additional_context``).
         min: the lowest passing score (inclusive), or ``None``.
         max: the highest passing score (inclusive), or ``None``.
         allow_skipped: let a ``skipped`` result pass. An ``error`` result always fails.
@@ -396,16 +386,6 @@ def assert_score(
             field="scorer",
         )
     results = assert_scores(
-        [scorer_or_result],
-        output=output,
-        input=input,
-        ground_truth=ground_truth,
-        context=context,
-        request_context=request_context,
-        expected_trajectory=expected_trajectory,
-        additional_context=additional_context,
-        min=min,
-        max=max,
-        allow_skipped=allow_skipped,
+        [scorer_or_result], min=min, max=max, allow_skipped=allow_skipped, **record
     )
     return next(iter(results.values()))

@@ -28,6 +28,7 @@ from pydantic_core import to_jsonable_python
 from scorekit.errors import ConfigError
 from scorekit.items import EvalItem, ItemResult
 from scorekit.results import ScorerRunResult
+from scorekit.steps import record_values
 from scorekit.summary import ScoreSummary
 from scorekit.testing import Bound, ScoreCheck
 from scorekit.usage import JudgeUsage
@@ -78,12 +79,8 @@ def _check_to_data(check: ScoreCheck, group: str | None) -> dict[str, Any]:
         "group": group,
         "item": {
             "id": item.id,
-            "input": _jsonable(item.input),
-            "ground_truth": _jsonable(item.ground_truth),
-            "context": None if item.context is None else list(item.context),
-            "request_context": _jsonable(item.request_context),
-            "expected_trajectory": _jsonable(item.expected_trajectory),
-            "additional_context": _jsonable(item.additional_context),
+            **{name: _jsonable(value) for name, value in record_values(item).items()},
+            "output": None,  # the check's output below is the one that was scored
             "metadata": _jsonable(dict(item.metadata)),
         },
         "output": _jsonable(check.output),
@@ -104,8 +101,7 @@ def _check_of(data: Mapping[str, Any]) -> tuple[ScoreCheck, str | None]:
     raw = dict(data["item"])
     context = raw.pop("context")
     item = EvalItem(
-        **raw,
-        output=data["output"],
+        **{**raw, "output": data["output"]},
         has_output=True,
         context=None if context is None else tuple(context),
     )
