@@ -186,6 +186,11 @@ LAYERS = [
      ("scorekit.pipeline", "scorekit.judge", "scorekit.scorers", "scorekit.evals",
       "scorekit.store", "scorekit.cli"),
      "input shapes sit below the scorers that read them"),
+    (("scorekit.trust",),
+     ("scorekit.evals", "scorekit.distributed", "scorekit.live", "scorekit.traces",
+      "scorekit.pipeline", "scorekit.scorers", "scorekit.judge", "scorekit.cli",
+      "scorekit.view", "scorekit.report"),
+     "the trust statistics read stored scores and labels, never the run loop"),
 ]  # fmt: skip
 
 
