@@ -52,7 +52,7 @@ def test_the_declaration_and_its_mirrors_name_the_same_fields() -> None:
     assert set(CELLS) == set(RECORD_FIELDS)
     for record_class in (ScorerRun, EvalItem, ResultRecord):
         assert issubclass(record_class, ItemRecord), record_class
-    assert ITEM_FIELDS == {"id", "metadata", "trace", *RECORD_FIELDS}
+    assert ITEM_FIELDS == {"id", "human_labels", "metadata", "trace", *RECORD_FIELDS}
     result_fields = set(ScorerRunResult.model_fields)
     assert set(RESULT_FIELDS) <= result_fields
     assert not (set(RECORD_FIELDS) - set(RESULT_FIELDS)) & result_fields

@@ -9,6 +9,7 @@ rows from the two (architecture.md, "Data flows one way").
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -17,16 +18,61 @@ from scorekit.errors import ConfigError
 from scorekit.results import RunError, ScorerRunResult
 from scorekit.steps import RECORD_FIELDS, ItemRecord, ScorerRun, record_values
 
-__all__ = ["ITEM_FIELDS", "EvalItem", "ItemResult", "Target", "load_item"]
+__all__ = ["ITEM_FIELDS", "EvalItem", "ItemResult", "Target", "check_label", "load_item"]
 
 Target = Callable[..., Any]
 """The application under test: ``target(input)`` or ``target(input, request_context)``, sync or
 async, returning the output (a string, messages, or a dict with ``output`` and optional
 ``context``)."""
 
-ITEM_FIELDS = frozenset({"id", *RECORD_FIELDS, "metadata", "trace"})
+ITEM_FIELDS = frozenset({"id", *RECORD_FIELDS, "human_labels", "metadata", "trace"})
 """The keys a dataset entry given as a mapping may have: the id, the item record's fields
-(:data:`~scorekit.steps.RECORD_FIELDS`), metadata and the trace."""
+(:data:`~scorekit.steps.RECORD_FIELDS`), human labels, metadata and the trace."""
+
+
+def check_label(value: Any, where: str) -> float:
+    """A human label as a number: 0 or 1 (``True``/``False`` too), or graded in ``[0, 1]``.
+
+    A text holding such a number (a CSV cell) is read as that number.
+
+    Args:
+        value: the label.
+        where: what the error names (``"item 3: human_labels.faithfulness"``).
+
+    Raises:
+        ConfigError: the label is not a number, not finite, or outside ``[0, 1]``
+            (``field="human_labels"``), naming ``where``.
+    """
+    number: float
+    if isinstance(value, (bool, int, float)):  # bool: True is 1
+        number = float(value)
+    elif isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            number = math.nan
+    else:
+        number = math.nan
+    if not math.isfinite(number) or not 0.0 <= number <= 1.0:
+        raise ConfigError(
+            f"{where}: a human label must be a number in [0, 1] (0 or 1, or graded), not {value!r}",
+            field="human_labels",
+        )
+    return number
+
+
+def _labels(value: Any, position: int) -> dict[str, float]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ConfigError(
+            f"item {position}: human_labels must map scorers to labels, not {type(value).__name__}",
+            field="human_labels",
+        )
+    return {
+        str(key): check_label(label, f"item {position}: human_labels.{key}")
+        for key, label in value.items()
+    }
 
 
 def _is_pieces(context: Any) -> bool:
@@ -56,6 +102,9 @@ class EvalItem(ItemRecord):
             gives none).
         has_output: whether the item carries its own output (set by itself when ``output`` is
             not ``None``; pass it for an explicit ``None`` output).
+        human_labels: scorer (id or registry name) → a person's label of this item for that
+            scorer (0 or 1, or graded in ``[0, 1]``; :func:`check_label`); stored beside the
+            scores, never mixed with them (:mod:`scorekit.trust`).
         metadata: anything else the caller wants kept with the item (stored with its rows).
         trace: the trace the item was taken from (trace scoring), or ``None``; kept, not
             interpreted, here.
@@ -65,6 +114,7 @@ class EvalItem(ItemRecord):
 
     id: str
     has_output: bool = False
+    human_labels: Mapping[str, float] = field(default_factory=dict)
     metadata: Mapping[str, Any] = field(default_factory=dict)
     trace: Any = None
     load_error: str | None = None
@@ -93,8 +143,9 @@ class EvalItem(ItemRecord):
 
         Raises:
             ConfigError: the entry is not a mapping, has unknown keys, lacks both ``input``
-                and ``output``, or its context is not a list of strings; the message names the
-                item's position and ``field`` the offending key.
+                and ``output``, its context is not a list of strings, or a human label is not
+                a number in [0, 1]; the message names the item's position and ``field`` the
+                offending key.
         """
         if isinstance(value, EvalItem):
             return value
@@ -119,6 +170,7 @@ class EvalItem(ItemRecord):
         return cls(
             id=str(item_id) if item_id is not None else str(position),
             has_output="output" in value,
+            human_labels=_labels(value.get("human_labels"), position),
             metadata=value.get("metadata") or {},
             trace=value.get("trace"),
             **record,

@@ -5,7 +5,8 @@ Commands (:mod:`scorekit.cli.commands`): ``run`` (a dataset with flags, or a YAM
 stored runs: :mod:`~scorekit.cli.commands.stored`), ``view`` (the web viewer:
 :mod:`~scorekit.cli.commands.viewer`), ``score-traces``
 (:mod:`~scorekit.cli.commands.score_traces`), ``scorers``, ``judges``
-(:mod:`~scorekit.cli.commands.listing`).
+(:mod:`~scorekit.cli.commands.listing`), ``label`` and ``align`` (human labels and agreement:
+:mod:`~scorekit.cli.commands.labelling`).
 
 The package also holds what only the command line uses: the run plan (:mod:`~scorekit.cli.plan`)
 and its YAML form (:mod:`~scorekit.cli.config`), the terminal rendering
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 from scorekit.cli.commands import (
     ci_outputs,
+    labelling,
     listing,
     run_dataset,
     score_traces,
@@ -28,7 +30,7 @@ from scorekit.cli.commands.common import app
 
 __all__ = ["app", "main"]
 
-_COMMAND_MODULES = (ci_outputs, listing, run_dataset, score_traces, stored, viewer)
+_COMMAND_MODULES = (ci_outputs, labelling, listing, run_dataset, score_traces, stored, viewer)
 """Imported for their side effect: each registers its commands on ``app``."""
 
 _ORDER = (
@@ -37,6 +39,8 @@ _ORDER = (
     "show",
     "compare",
     "report",
+    "label",
+    "align_command",
     "view",
     "score_traces_command",
     "scorers",

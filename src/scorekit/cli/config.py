@@ -77,12 +77,16 @@ class FieldsConfig(BaseModel):
     """The further data's field (optional in records)."""
     extra: list[str] = Field(default_factory=list)
     """Fields copied into each item's metadata (required in every record)."""
+    labels: dict[str, str] = Field(default_factory=dict)
+    """Scorer → the field holding a person's label of the item for it (``{faithfulness:
+    supported}``); a record without it is unlabelled."""
 
     def field_map(self) -> FieldMap:
         """Return the mapping as :class:`~scorekit.datasets.files.FieldMap`."""
         return FieldMap(
-            **self.model_dump(exclude={"extra"}),
+            **self.model_dump(exclude={"extra", "labels"}),
             extra=tuple(self.extra),
+            labels=tuple(self.labels.items()),
             # a field the config names must exist: a misspelt name fails instead of being
             # silently ignored
             required=frozenset(name for name in OPTIONAL_FIELDS if name in self.model_fields_set),

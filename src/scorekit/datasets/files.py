@@ -67,6 +67,10 @@ class FieldMap:
             CSV/TSV cells is parsed).
         extra: further fields copied into the item's ``metadata`` under their own names
             (e.g. a human label to correlate with); required in every record.
+        labels: ``(scorer, field)`` pairs: the field holding a person's label of the item for
+            that scorer (id or registry name), e.g. ``(("faithfulness", "supported"),)``; a
+            record without the field (or with an empty cell) is unlabelled. A record's own
+            ``human_labels`` object (JSON in a CSV cell) is read too.
         required: the optional fields (``"input"``, ``"ground_truth"``, ``"id"``,
             ``"context"``, ``"request_context"``, ``"expected_trajectory"``,
             ``"additional_context"``) that must be present in every record too — set it for
@@ -85,6 +89,7 @@ class FieldMap:
     expected_trajectory: str = "expected_trajectory"
     additional_context: str = "additional_context"
     extra: tuple[str, ...] = field(default_factory=tuple)
+    labels: tuple[tuple[str, str], ...] = ()
     required: frozenset[str] = frozenset()
     output_required: bool = True
 
@@ -252,6 +257,20 @@ def record_item(
         except ConfigError as exc:
             name = getattr(fields, key)
             return EvalItem(id=item_id, load_error=f"{at}: field {name!r}: {exc}")
+    labels = record.get("human_labels")
+    if labels == "":  # an empty CSV cell: no labels
+        labels = None
+    if cells and labels is not None:
+        try:
+            labels = _json_cell(labels)
+        except ValueError as exc:
+            return EvalItem(id=item_id, load_error=f"{at}: field 'human_labels': {exc}")
+    labels = dict(labels) if isinstance(labels, Mapping) else labels
+    for scorer, name in fields.labels:
+        if record.get(name) not in (None, ""):
+            labels = {**(labels or {}), scorer: record[name]}
+    if labels is not None:
+        values["human_labels"] = labels
     values["metadata"] = {"line": line, **{name: record[name] for name in fields.extra}}
     try:
         return EvalItem.from_value(values, line)

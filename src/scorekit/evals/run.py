@@ -15,6 +15,7 @@ code) stops it cleanly: everything finished so far is stored and the run is mark
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import uuid
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
@@ -30,6 +31,7 @@ from scorekit.evals.gates import (
     check_max_error_rate,
     check_threshold_ranges,
     check_thresholds,
+    resolve_scorer_keys,
 )
 from scorekit.evals.heap import FrozenHeap
 from scorekit.evals.per_item import ItemJob
@@ -103,7 +105,13 @@ class _Run:
         self.show_progress = check_progress(progress)
         self.total = total_of(data)
         self.job = ItemJob(scorers, target, scorer_timeout, target_timeout)  # type: ignore[arg-type]
-        self.source = ItemSource(data, require_output=target is None)
+        self.source = ItemSource(
+            data,
+            require_output=target is None,
+            label_keys=functools.partial(
+                resolve_scorer_keys, scorer_ids=self.job.scorer_ids, field="human_labels"
+            ),
+        )
         self.executor = _executor(executor, concurrency)
         if target is not None and not callable(target):
             raise ConfigError(

@@ -11,7 +11,8 @@ the items already read.
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from scorekit.errors import ConfigError
@@ -30,6 +31,9 @@ class ItemSource:
             (:func:`scorekit.datasets.frames.frame_items`; a missing cell is a missing field).
         require_output: a DataFrame must have an ``output`` column; off when a target makes
             the outputs (its rows then need the ``input`` column instead), as for files.
+        label_keys: turns an item's ``human_labels`` keys (scorer ids or registry names) into
+            the run's scorer ids, raising :class:`ConfigError` for a key that names none; an
+            item whose labels it refuses becomes an error item naming the key.
 
     Raises:
         ConfigError: ``data`` is a string, bytes, a mapping or not iterable at all
@@ -41,7 +45,11 @@ class ItemSource:
     """
 
     def __init__(
-        self, data: Iterable[Any] | AsyncIterator[Any], *, require_output: bool = True
+        self,
+        data: Iterable[Any] | AsyncIterator[Any],
+        *,
+        require_output: bool = True,
+        label_keys: Callable[[Mapping[str, float]], dict[str, float]] | None = None,
     ) -> None:
         pandas = sys.modules.get("pandas")  # a DataFrame iterates its column names: its rows
         if pandas is not None and isinstance(data, pandas.DataFrame):
@@ -59,6 +67,7 @@ class ItemSource:
                 f"data must be an iterable of items, not {type(data).__name__}", field="data"
             )
         self._data = data
+        self._label_keys = label_keys
         self._seen = SeenIds()
         self.error: Exception | None = None
         self.read = 0
@@ -101,4 +110,19 @@ class ItemSource:
                 return
             position = self.read
             self.read += 1
-            yield self._unique(load_item(value, position))
+            yield self._labelled(self._unique(load_item(value, position)))
+
+    def _labelled(self, item: EvalItem) -> EvalItem:
+        """``item`` with its human labels keyed by scorer id, or an error item naming the key."""
+        if not item.human_labels or self._label_keys is None or item.load_error is not None:
+            return item
+        try:
+            return replace(item, human_labels=self._label_keys(item.human_labels))
+        except ConfigError as exc:
+            return EvalItem(
+                id=item.id,
+                input=item.input,
+                ground_truth=item.ground_truth,
+                metadata=item.metadata,
+                load_error=f"item {item.id!r}: {exc}",
+            )

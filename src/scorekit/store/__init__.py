@@ -18,6 +18,7 @@ from scorekit.store.records import (
 )
 
 if TYPE_CHECKING:
+    from scorekit.store.labels import HumanLabel, add_labels, current_labels, label_history
     from scorekit.store.rows import result_rows
     from scorekit.store.store import DEFAULT_DB_PATH, Store, resolve_url
     from scorekit.store.writer import ResultWriter
@@ -29,6 +30,10 @@ _LAZY = {
     "resolve_url": "scorekit.store.store",
     "ResultWriter": "scorekit.store.writer",
     "result_rows": "scorekit.store.rows",
+    "HumanLabel": "scorekit.store.labels",
+    "add_labels": "scorekit.store.labels",
+    "current_labels": "scorekit.store.labels",
+    "label_history": "scorekit.store.labels",
 }
 
 
@@ -48,6 +53,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "DEFAULT_DB_PATH",
     "RUN_SOURCES",
+    "HumanLabel",
     "ResultRecord",
     "ResultWriter",
     "RunRecord",
@@ -56,6 +62,9 @@ __all__ = [
     "ScoreRegression",
     "ScorerChange",
     "Store",
+    "add_labels",
+    "current_labels",
+    "label_history",
     "resolve_url",
     "result_rows",
 ]

@@ -255,6 +255,11 @@ class Database:
     def _prepare(self, create: bool) -> None:
         """Check (or make) the schema; called once the engine exists."""
 
+    @property
+    def engine(self) -> Engine:
+        """The SQLAlchemy engine (for the store's own modules, such as its labels)."""
+        return self._engine
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.url!r})"
 

@@ -43,6 +43,7 @@ from scorekit.steps import RECORD_FIELDS
 __all__ = [
     "add_missing_columns",
     "ensure_schema",
+    "labels",
     "metadata",
     "missing_columns",
     "results",
@@ -50,7 +51,7 @@ __all__ = [
 ]
 
 metadata = MetaData()
-"""The schema: ``runs`` and ``results``."""
+"""The schema: ``runs``, ``results`` and ``labels``."""
 
 _SCHEMA_LOCK = 0x5C0E_4B17  # the PostgreSQL advisory lock key of scorekit's schema changes
 
@@ -131,6 +132,23 @@ results = Table(
 )
 """One row per (item, scorer) pair of a run."""
 
+labels = Table(
+    "labels",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("run_id", String(36), ForeignKey("runs.id", ondelete="CASCADE"), nullable=False),
+    Column("item_id", Text, nullable=False),
+    Column("scorer_id", Text, nullable=False),
+    Column("label", Float, nullable=False, comment="0 or 1, or graded in [0, 1]"),
+    Column("note", Text, nullable=True),
+    Column("author", Text, nullable=True, comment="who set it"),
+    Column("source", String(16), nullable=False, comment="dataset|file|api|viewer"),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Index("ix_labels_run_item_scorer", "run_id", "item_id", "scorer_id", "id"),
+)
+"""Human labels of a run's (item, scorer) pairs, appended: a change is a new row, the latest
+row of a pair is its label, the earlier ones its history. Never mixed with the scores."""
+
 
 def add_missing_columns(engine: Engine) -> list[str]:
     """Add the columns a database made by an older scorekit lacks (all nullable or defaulted).
@@ -143,7 +161,8 @@ def add_missing_columns(engine: Engine) -> list[str]:
         engine: an engine on a database whose tables exist.
 
     Returns:
-        The added columns as ``table.column`` names, in schema order (``[]`` when none).
+        The added tables (``labels``) and columns (``table.column``), in schema order (``[]``
+        when none).
     """
     with engine.begin() as connection:
         _lock_schema(connection)
@@ -160,6 +179,10 @@ def _lock_schema(connection: Connection) -> None:
 def _add_missing(connection: Connection) -> list[str]:
     added = []
     found = inspect(connection)
+    if not found.has_table(labels.name):  # a table newer than the database
+        labels.create(connection)
+        added.append(labels.name)
+        found = inspect(connection)
     for table in (runs, results):
         have = {c["name"] for c in found.get_columns(table.name)}
         for column in table.columns:

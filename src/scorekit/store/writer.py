@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from scorekit.errors import StoreError
 from scorekit.items import ItemResult
+from scorekit.store.labels import label_rows, write_labels
 from scorekit.store.records import HEARTBEAT_S, RunSource
 from scorekit.store.rows import result_rows
 
@@ -112,6 +113,12 @@ class ResultWriter:
                     )
                 ]
                 self._store.write_results(rows, replace=self._replace)
+                write_labels(self._store, [
+                    row
+                    for done in batch
+                    if not done.outcome.stored  # a resumed item's labels are stored already
+                    for row in label_rows(self._run_id, done.outcome, done.created_at)
+                ])  # fmt: skip
             except Exception as exc:
                 with self._cond:
                     self._error = (

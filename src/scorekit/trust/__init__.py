@@ -7,6 +7,8 @@
   slice, with its 95 % interval; :func:`bootstrap_mean`: a raw mean's bootstrap interval.
 * :func:`paired_comparison`: run B against run A on their shared items (bootstrap interval,
   sign-flip permutation p-value, McNemar's test at a threshold).
+* :func:`scorekit.trust.alignment.align`: a stored run's scorers against its stored human
+  labels (imported on use: it needs the store, that is SQLAlchemy).
 
 docs/trust.md says what each figure means, when to trust it, and the formulas' sources.
 """

@@ -46,7 +46,8 @@ class MeanEstimate:
     """A mean with its 95 % interval.
 
     Attributes:
-        method: ``"ppi"`` (the human-label mean, prediction-powered) or ``"bootstrap"`` (the
+        method: ``"ppi"`` (the human-label mean, prediction-powered), ``"labels"`` (every
+            item labelled: the labels' own mean, bootstrap interval) or ``"bootstrap"`` (the
             judge's raw mean).
         mean: the estimate.
         low, high: the interval's ends.
@@ -56,7 +57,7 @@ class MeanEstimate:
         power: PPI++'s ``λ`` in ``[0, 1]`` (``None`` for ``"bootstrap"``).
     """
 
-    method: Literal["ppi", "bootstrap"]
+    method: Literal["ppi", "labels", "bootstrap"]
     mean: float
     low: float
     high: float

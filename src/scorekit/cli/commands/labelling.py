@@ -1,0 +1,214 @@
+"""``scorekit label`` (human labels added to a stored run) and ``scorekit align`` (agreement).
+
+A labels file is JSON Lines, one object per line, either one label::
+
+    {"item_id": "q17", "scorer": "faithfulness", "label": 1, "note": "cites doc 2", "author": "ana"}
+
+or an item's labels for several scorers::
+
+    {"id": "q17", "human_labels": {"faithfulness": 1, "answer-relevancy": 0.5}}
+
+A scorer is named by its id or its registry name. A line that cannot be used (not JSON, a
+missing field, an unknown item or scorer, a label that is not a number in ``[0, 1]``) is
+refused with its line number and field; the other lines are stored, and the command exits 1.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from scorekit.cli import exit_codes
+from scorekit.cli.commands.common import DbOption, app, err, fail, open_store, out
+from scorekit.errors import ConfigError, ScorekitError
+from scorekit.evals.gates import resolve_scorer_keys
+from scorekit.items import check_label
+from scorekit.store import Store
+from scorekit.store.labels import HumanLabel, add_labels
+from scorekit.trust.agreement import Interval
+from scorekit.trust.alignment import Alignment, align
+
+__all__ = ["align_command", "alignment_table", "label", "read_labels_file"]
+
+
+def _line_labels(data: Any, scorer_ids: list[str], author: str | None) -> list[HumanLabel]:
+    """The labels of one parsed line, scorer names resolved to the run's ids."""
+    if not isinstance(data, dict):
+        raise ConfigError("a line must be a JSON object", field="line")
+    if "human_labels" in data:
+        item_id = data.get("id", data.get("item_id"))
+        raw = data["human_labels"]
+        if not isinstance(raw, dict):
+            raise ConfigError("human_labels must map scorers to labels", field="human_labels")
+        by_scorer = raw
+    else:
+        item_id = data.get("item_id")
+        if "scorer" not in data or "label" not in data:
+            missing = "scorer" if "scorer" not in data else "label"
+            raise ConfigError(f"missing field {missing!r}", field=missing)
+        by_scorer = {data["scorer"]: data["label"]}
+    if not isinstance(item_id, (str, int)) or isinstance(item_id, bool):
+        raise ConfigError("missing field 'item_id' (a string)", field="item_id")
+    resolved = resolve_scorer_keys(by_scorer, scorer_ids, field="scorer")
+    note, who = data.get("note"), data.get("author", author)
+    return [
+        HumanLabel(str(item_id), sid, check_label(value, f"label of {sid!r}"), note, who)
+        for sid, value in resolved.items()
+    ]
+
+
+def read_labels_file(
+    path: Path, scorer_ids: list[str], author: str | None = None
+) -> tuple[list[HumanLabel], list[str]]:
+    """Read a labels file (see the module docstring).
+
+    Returns:
+        The usable labels, and one message per refused line (``file:line: field 'x': why``).
+
+    Raises:
+        ConfigError: the file cannot be read or is not UTF-8.
+    """
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read it ({exc})", field="labels") from exc
+    found: list[HumanLabel] = []
+    refused: list[str] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            found.extend(_line_labels(json.loads(line), scorer_ids, author))
+        except json.JSONDecodeError as exc:
+            refused.append(f"{path}:{number}: not JSON ({exc.msg})")
+        except ConfigError as exc:
+            refused.append(f"{path}:{number}: field {exc.field!r}: {exc}")
+    return found, refused
+
+
+@app.command()
+def label(
+    run_id: Annotated[str, typer.Argument(help="Run id, unique prefix, name, or 'latest'")],
+    labels_file: Annotated[Path, typer.Argument(help="JSON Lines of human labels")],
+    db: DbOption = None,
+    author: Annotated[
+        str | None, typer.Option(help="Who labelled (a line's own 'author' wins)")
+    ] = None,
+) -> None:
+    """Add human labels to a stored run (appended: earlier labels stay as history)."""
+    try:
+        store = Store(db, create=False)
+    except ScorekitError as exc:
+        raise fail(exc) from exc
+    with store:
+        try:
+            record = store.get_run(run_id)
+            scorer_ids = [s["id"] for s in record.scorers]
+            found, refused = read_labels_file(labels_file, scorer_ids, author)
+            items = {r.item_id for r in store.results(record.id, light=True)}
+            usable = []
+            for one in found:
+                if one.item_id in items:
+                    usable.append(one)
+                else:
+                    refused.append(f"{labels_file}: field 'item_id': no item {one.item_id!r}")
+            written = add_labels(store, record.id, usable, source="file")
+        except ScorekitError as exc:
+            raise fail(exc) from exc
+    out().print(f"stored {written} label(s) on run {record.id}")
+    for message in refused:
+        err().print(f"refused: {message}", markup=False, highlight=False)
+    if refused:
+        raise typer.Exit(exit_codes.FAILED)
+
+
+def _figure(value: Interval | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value.value:.2f} [{value.low:.2f}, {value.high:.2f}]"
+
+
+def alignment_table(found: dict[str, Alignment]) -> Table:
+    """The terminal table of :func:`~scorekit.trust.alignment.align`'s result."""
+    table = Table(title="agreement with human labels (95 % intervals)")
+    for heading in ("scorer", "labelled", "balanced acc.", "κ", "AUROC", "best thr.",
+                    "Spearman", "mean (method)"):  # fmt: skip
+        table.add_column(heading)
+    for sid, one in found.items():
+        figures = one.agreement
+        estimate = one.estimate
+        mean = "—"
+        if estimate is not None:
+            bounds = f"[{estimate.low:.3f}, {estimate.high:.3f}]"
+            mean = f"{estimate.mean:.3f} {bounds} ({estimate.method})"
+        if figures.not_enough is not None:
+            table.add_row(sid, f"{one.labelled}/{one.scored}", figures.not_enough, "", "", "", "",
+                          mean)  # fmt: skip
+            continue
+        table.add_row(
+            sid,
+            f"{one.labelled}/{one.scored}",
+            _figure(figures.balanced_accuracy),
+            _figure(figures.kappa),
+            _figure(figures.auroc),
+            _figure(figures.best_threshold),
+            _figure(figures.spearman),
+            mean,
+        )
+    return table
+
+
+@app.command("align")
+def align_command(
+    run_id: Annotated[str, typer.Argument(help="Run id, unique prefix, name, or 'latest'")],
+    db: DbOption = None,
+    scorer: Annotated[
+        list[str] | None, typer.Option("--scorer", "-s", help="Scorer id or name (repeatable)")
+    ] = None,
+    threshold: Annotated[
+        list[str] | None,
+        typer.Option(help="SCORER=X: predicted positive at score ≥ X (default 0.5)"),
+    ] = None,
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="Also write the figures as JSON here")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Bootstrap seed")] = 0,
+) -> None:
+    """Agreement of a stored run's scorers with its human labels, and the corrected means."""
+    with open_store(db) as store:
+        try:
+            record = store.get_run(run_id)
+            ids = [s["id"] for s in record.scorers]
+            chosen = list(resolve_scorer_keys({s: None for s in scorer}, ids, field="scorer")) \
+                if scorer else None  # fmt: skip
+            limits = _thresholds(threshold or [], ids)
+            found = align(store, record.id, scorers=chosen, thresholds=limits, seed=seed)
+        except ScorekitError as exc:
+            raise fail(exc) from exc
+    out().print(alignment_table(found))
+    for sid, one in found.items():
+        for note in one.agreement.notes:
+            out().print(f"{sid}: {note}", markup=False, highlight=False)
+    if json_out is not None:
+        data = {"run_id": record.id, "scorers": [one.to_dict() for one in found.values()]}
+        try:
+            json_out.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
+        except OSError as exc:
+            raise fail(ConfigError(f"--json {json_out}: cannot write it ({exc.strerror})")) from exc
+
+
+def _thresholds(given: list[str], scorer_ids: list[str]) -> dict[str, float]:
+    raw: dict[str, float] = {}
+    for entry in given:
+        name, sep, value = entry.partition("=")
+        try:
+            raw[name] = float(value)
+        except ValueError:
+            sep = ""
+        if not sep or not name:
+            raise ConfigError(f"--threshold takes SCORER=NUMBER, not {entry!r}", field="threshold")
+    return resolve_scorer_keys(raw, scorer_ids, field="threshold")
