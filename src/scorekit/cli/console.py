@@ -21,6 +21,7 @@ from scorekit.notebook import score_text
 from scorekit.scorers.entry import ScorerEntry
 from scorekit.store.records import RunRecord, ScorerChange, ScoreRegression
 from scorekit.summary import ScoreSummary
+from scorekit.trust.paired import PairedComparison
 from scorekit.verdict import error_rate, format_rate
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "format_change",
     "format_time",
     "means_text",
+    "paired_table",
     "providers_table",
     "regressions_table",
     "run_heading",
@@ -209,6 +211,32 @@ def compare_table(a: RunRecord, b: RunRecord, changes: Sequence[ScorerChange]) -
             format_change(change.delta),
             str(change.paired),
             str(change.newly_failed),
+        )
+    return table
+
+
+def paired_table(found: Mapping[str, PairedComparison]) -> Table:
+    """Each scorer's paired change from run A to run B with its interval and tests.
+
+    Args:
+        found: from :func:`scorekit.trust.paired_runs.compare_runs`.
+    """
+    table = Table(
+        title="paired change, B − A (95 % bootstrap interval)",
+        caption="p: sign-flip permutation test; McNemar: pass/fail flips at the threshold",
+    )
+    for column in ("scorer", "paired", "change", "interval", "p", "McNemar p", "verdict"):
+        table.add_column(column, justify="left" if column in ("scorer", "verdict") else "right")
+    for scorer_id, one in found.items():
+        flips = one.mcnemar
+        table.add_row(
+            Text(scorer_id),
+            str(one.n),
+            format_change(one.difference.value),
+            f"[{one.difference.low:+.4f}, {one.difference.high:+.4f}]",
+            f"{one.p_value:.4f}",
+            "—" if flips is None else f"{flips.p_value:.4f} ({flips.only_a}↓ {flips.only_b}↑)",
+            Text(one.verdict),
         )
     return table
 

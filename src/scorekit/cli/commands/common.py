@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import os
+from collections.abc import Sequence
 from typing import Annotated
 
 import typer
@@ -10,10 +12,21 @@ from rich.console import Console
 from rich.markup import escape
 
 from scorekit.cli import exit_codes
-from scorekit.errors import ScorekitError
+from scorekit.errors import ConfigError, ScorekitError
+from scorekit.evals.gates import resolve_scorer_keys
 from scorekit.store import Store
 
-__all__ = ["DbOption", "ScorerOptions", "Scorers", "app", "err", "fail", "open_store", "out"]
+__all__ = [
+    "DbOption",
+    "ScorerOptions",
+    "Scorers",
+    "app",
+    "err",
+    "fail",
+    "open_store",
+    "out",
+    "scorer_numbers",
+]
 
 app = typer.Typer(
     name="scorekit",
@@ -89,3 +102,25 @@ def open_store(db: str | None, *, create: bool = False) -> Store:
         return Store(db, create=create, read_only=not create)
     except ScorekitError as exc:
         raise fail(exc) from exc
+
+
+def scorer_numbers(
+    given: Sequence[str], scorer_ids: Sequence[str], *, field: str
+) -> dict[str, float]:
+    """``SCORER=NUMBER`` options as scorer id → number (a scorer named by id or registry name).
+
+    Raises:
+        ConfigError: an entry is not ``SCORER=NUMBER`` or names no scorer of the run
+            (``field=field``).
+    """
+    raw: dict[str, float] = {}
+    for entry in given:
+        name, sep, value = entry.partition("=")
+        try:
+            number = float(value)
+        except ValueError:
+            number, sep = math.nan, ""
+        if not sep or not name or not math.isfinite(number):
+            raise ConfigError(f"--{field} takes SCORER=NUMBER, not {entry!r}", field=field)
+        raw[name] = number
+    return resolve_scorer_keys(raw, list(scorer_ids), field=field)

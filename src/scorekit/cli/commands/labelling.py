@@ -23,7 +23,15 @@ import typer
 from rich.table import Table
 
 from scorekit.cli import exit_codes
-from scorekit.cli.commands.common import DbOption, app, err, fail, open_store, out
+from scorekit.cli.commands.common import (
+    DbOption,
+    app,
+    err,
+    fail,
+    open_store,
+    out,
+    scorer_numbers,
+)
 from scorekit.errors import ConfigError, ScorekitError
 from scorekit.evals.gates import resolve_scorer_keys
 from scorekit.items import check_label
@@ -185,7 +193,7 @@ def align_command(
             ids = [s["id"] for s in record.scorers]
             chosen = list(resolve_scorer_keys({s: None for s in scorer}, ids, field="scorer")) \
                 if scorer else None  # fmt: skip
-            limits = _thresholds(threshold or [], ids)
+            limits = scorer_numbers(threshold or [], ids, field="threshold")
             found = align(store, record.id, scorers=chosen, thresholds=limits, seed=seed)
         except ScorekitError as exc:
             raise fail(exc) from exc
@@ -199,16 +207,3 @@ def align_command(
             json_out.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
         except OSError as exc:
             raise fail(ConfigError(f"--json {json_out}: cannot write it ({exc.strerror})")) from exc
-
-
-def _thresholds(given: list[str], scorer_ids: list[str]) -> dict[str, float]:
-    raw: dict[str, float] = {}
-    for entry in given:
-        name, sep, value = entry.partition("=")
-        try:
-            raw[name] = float(value)
-        except ValueError:
-            sep = ""
-        if not sep or not name:
-            raise ConfigError(f"--threshold takes SCORER=NUMBER, not {entry!r}", field="threshold")
-    return resolve_scorer_keys(raw, scorer_ids, field="threshold")

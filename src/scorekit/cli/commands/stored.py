@@ -13,13 +13,15 @@ from typing import Annotated
 import typer
 
 from scorekit.cli import console, exit_codes
-from scorekit.cli.commands.common import DbOption, app, fail, open_store, out
+from scorekit.cli.commands.common import DbOption, app, fail, open_store, out, scorer_numbers
 from scorekit.cli.commands.listing import SourceOption, run_source
 from scorekit.cli.correlation import AGREEMENT_KEY
 from scorekit.errors import ConfigError, ScorekitError
 from scorekit.report import DEFAULT_MAX_ITEMS, write_report
 from scorekit.store import Store
-from scorekit.store.records import RunRecord, stored_error_limits
+from scorekit.store.records import RunRecord, ScorerChange, stored_error_limits
+from scorekit.trust.paired import PairedComparison
+from scorekit.trust.paired_runs import compare_runs
 from scorekit.verdict import scorer_failures
 
 __all__ = ["compare", "item_count", "print_usage", "report", "runs", "show"]
@@ -122,15 +124,37 @@ def compare(
             help="Exit 1 when a scorer's mean fell by more than DELTA, or was lost, in RUN_B",
         ),
     ] = None,
+    significant: Annotated[
+        bool,
+        typer.Option(
+            "--significant",
+            help="With --fail-on-regression: a fall counts only when its paired 95 % "
+            "interval lies below 0",
+        ),
+    ] = False,
+    threshold: Annotated[
+        list[str] | None,
+        typer.Option(help="SCORER=X: the pass threshold of McNemar's test (default 0.5)"),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Bootstrap and permutation seed")] = 0,
 ) -> None:
-    """Show each scorer's mean change from RUN_A to RUN_B and the items that regressed most."""
+    """Show each scorer's change from RUN_A to RUN_B and the items that regressed most.
+
+    The paired change per scorer comes with a 95 % bootstrap interval, a sign-flip
+    permutation p-value and McNemar's test of the pass/fail flips (docs/trust.md).
+    """
     with open_store(db) as store:
         try:
             a, b = store.get_run(run_a), store.get_run(run_b)
             changes, regressions = store.compare(a.id, b.id, limit=limit)
+            ids = [s["id"] for s in a.scorers]
+            limits = scorer_numbers(threshold or [], ids, field="threshold")
+            paired = compare_runs(store, a.id, b.id, thresholds=limits, seed=seed)
         except ScorekitError as exc:
             raise fail(exc) from exc
     out().print(console.compare_table(a, b, changes))
+    if paired:
+        out().print(console.paired_table(paired))
     if not any(change.paired for change in changes):
         out().print("no item was scored ok in both runs: nothing to compare item by item")
     elif not regressions:
@@ -140,14 +164,25 @@ def compare(
     if fail_on_regression is not None:
         from scorekit.cli.commands.ci_outputs import mean_regressions
 
+        gated = [c for c in changes if not significant or _beyond_noise(c, paired)]
         try:
-            found = mean_regressions(changes, fail_on_regression)
+            found = mean_regressions(gated, fail_on_regression)
         except ScorekitError as exc:
             raise fail(exc) from exc
         for line in found:
             out().print(f"regression: {line}", markup=False, highlight=False)
         if found:
             raise typer.Exit(exit_codes.FAILED)
+
+
+def _beyond_noise(change: ScorerChange, paired: dict[str, PairedComparison]) -> bool:
+    """Whether ``--significant`` lets a scorer's fall count.
+
+    It does when its paired interval lies below 0, or when it has no paired items (a lost mean
+    still regresses; no pairs at all is an error).
+    """
+    one = paired.get(change.scorer_id)
+    return one is None or one.verdict == "B lower"
 
 
 @app.command()

@@ -1,0 +1,70 @@
+"""``scorekit compare`` with the paired statistics, and ``--significant`` on its gate."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from typer.testing import CliRunner
+
+from scorekit import create_scorer
+from scorekit.cli import app
+from scorekit.evals.run import run_evals_sync
+from scorekit.pipeline import Scorer
+from scorekit.store import Store
+from scorekit.trust import paired_comparison
+from scorekit.trust.paired_runs import compare_runs
+
+
+def _given() -> Scorer:
+    """A scorer whose score is the output itself (a number): the test sets every score."""
+    return create_scorer("given", description="the output as the score").generate_score(
+        lambda ctx: float(ctx.run.output)
+    )
+
+
+def _run(db: Path, scores: np.ndarray, name: str) -> str:
+    items = [{"id": f"i{k:03d}", "output": f"{s:.4f}"} for k, s in enumerate(scores)]
+    return run_evals_sync(items, [_given()], store=db, run_name=name).run_id
+
+
+def test_compare_prints_the_paired_change_and_gates_on_noise_only_when_asked(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "x.db"
+    rng = np.random.default_rng(4)
+    a = np.round(rng.random(60), 4)
+    noisy = np.round(np.clip(a + rng.normal(-0.01, 0.15, 60), 0, 1), 4)  # a small, noisy drop
+    better = np.round(np.clip(a + 0.2, 0, 1), 4)
+    run_a, run_noisy, run_better = _run(db, a, "a"), _run(db, noisy, "n"), _run(db, better, "b")
+    with Store(db) as store:
+        found = compare_runs(store, run_a, run_better)
+        noise = compare_runs(store, run_a, run_noisy)
+    assert found["given"] == paired_comparison(a, better, threshold=0.5)
+    assert found["given"].verdict == "B higher"
+    assert noise["given"].verdict == "no detectable difference"
+    runner = CliRunner()
+    shown = runner.invoke(app, ["compare", "a", "b", "--db", str(db)])
+    assert shown.exit_code == 0, shown.output
+    text = " ".join(shown.output.split())
+    assert "paired change, B − A" in text and "B higher" in text
+    drop = a.mean() - noisy.mean()
+    assert drop > 0.005
+    gate = ["compare", "a", "n", "--db", str(db), "--fail-on-regression", "0.005"]
+    assert runner.invoke(app, gate).exit_code == 1
+    calm = runner.invoke(app, [*gate, "--significant"])
+    assert calm.exit_code == 0, calm.output
+    assert "no detectable difference" in " ".join(calm.output.split())
+
+
+def test_a_threshold_names_a_scorer_of_the_run(tmp_path: Path) -> None:
+    db = tmp_path / "x.db"
+    _run(db, np.array([0.2, 0.8]), "a")
+    _run(db, np.array([0.6, 0.8]), "b")
+    runner = CliRunner()
+    bad = runner.invoke(app, ["compare", "a", "b", "--db", str(db), "--threshold", "nope=0.5"])
+    assert bad.exit_code == 2
+    assert "'nope' is not a scorer of this run" in " ".join(bad.output.split())
+    good = runner.invoke(app, ["compare", "a", "b", "--db", str(db), "--threshold", "given=0.5"])
+    assert good.exit_code == 0, good.output
+    assert "(0↓ 1↑)" in good.output
