@@ -544,7 +544,7 @@ def _means_in_show(stdout: str, scorer_ids: list[str]) -> dict[str, str]:
     found = {}
     for line in stdout.splitlines():
         cells = [c.strip() for c in line.split("│")[1:-1]]
-        if cells and cells[0] in scorer_ids:
+        if cells and cells[0] in scorer_ids and cells[0] not in found:  # the summary table
             found[cells[0]] = cells[5]  # scorer, ok, skipped, error, error rate, mean
     return found
 

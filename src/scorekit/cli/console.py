@@ -21,14 +21,18 @@ from scorekit.notebook import score_text
 from scorekit.scorers.entry import ScorerEntry
 from scorekit.store.records import RunRecord, ScorerChange, ScoreRegression
 from scorekit.summary import ScoreSummary
+from scorekit.trust.agreement import Interval
+from scorekit.trust.alignment import Alignment
 from scorekit.trust.paired import PairedComparison
 from scorekit.verdict import error_rate, format_rate
 
 __all__ = [
+    "alignment_table",
     "compare_table",
     "correlation_table",
     "format_change",
     "format_time",
+    "means_table",
     "means_text",
     "paired_table",
     "providers_table",
@@ -237,6 +241,62 @@ def paired_table(found: Mapping[str, PairedComparison]) -> Table:
             f"{one.p_value:.4f}",
             "—" if flips is None else f"{flips.p_value:.4f} ({flips.only_a}↓ {flips.only_b}↑)",
             Text(one.verdict),
+        )
+    return table
+
+
+def _figure(value: Interval | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value.value:.2f} [{value.low:.2f}, {value.high:.2f}]"
+
+
+def alignment_table(found: Mapping[str, Alignment]) -> Table:
+    """The terminal table of :func:`~scorekit.trust.alignment.align`'s result."""
+    table = Table(title="agreement with human labels (95 % intervals)")
+    for heading in ("scorer", "labelled", "balanced acc.", "κ", "AUROC", "best thr.",
+                    "Spearman", "mean (method)"):  # fmt: skip
+        table.add_column(heading)
+    for sid, one in found.items():
+        figures = one.agreement
+        estimate = one.estimate
+        mean = "—"
+        if estimate is not None:
+            bounds = f"[{estimate.low:.3f}, {estimate.high:.3f}]"
+            mean = f"{estimate.mean:.3f} {bounds} ({estimate.method})"
+        if figures.not_enough is not None:
+            table.add_row(sid, f"{one.labelled}/{one.scored}", figures.not_enough, "", "", "", "",
+                          mean)  # fmt: skip
+            continue
+        table.add_row(
+            sid,
+            f"{one.labelled}/{one.scored}",
+            _figure(figures.balanced_accuracy),
+            _figure(figures.kappa),
+            _figure(figures.auroc),
+            _figure(figures.best_threshold),
+            _figure(figures.spearman),
+            mean,
+        )
+    return table
+
+
+def means_table(found: Mapping[str, Alignment]) -> Table:
+    """Each scorer's mean with its 95 % interval (bootstrap over items; PPI with labels)."""
+    table = Table(title="means with 95 % intervals")
+    for heading in ("scorer", "items", "mean", "interval", "method"):
+        table.add_column(heading, justify="left" if heading in ("scorer", "method") else "right")
+    for sid, one in found.items():
+        estimate = one.estimate
+        if estimate is None:
+            table.add_row(Text(sid), "0", "—", "—", "no ok score")
+            continue
+        table.add_row(
+            Text(sid),
+            str(one.scored),
+            f"{estimate.mean:.4f}",
+            f"[{estimate.low:.4f}, {estimate.high:.4f}]",
+            estimate.method,
         )
     return table
 

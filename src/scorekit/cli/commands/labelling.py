@@ -20,9 +20,8 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
-from scorekit.cli import exit_codes
+from scorekit.cli import console, exit_codes
 from scorekit.cli.commands.common import (
     DbOption,
     app,
@@ -37,10 +36,9 @@ from scorekit.evals.gates import resolve_scorer_keys
 from scorekit.items import check_label
 from scorekit.store import Store
 from scorekit.store.labels import HumanLabel, add_labels
-from scorekit.trust.agreement import Interval
-from scorekit.trust.alignment import Alignment, align
+from scorekit.trust.alignment import align
 
-__all__ = ["align_command", "alignment_table", "label", "read_labels_file"]
+__all__ = ["align_command", "label", "read_labels_file"]
 
 
 def _line_labels(data: Any, scorer_ids: list[str], author: str | None) -> list[HumanLabel]:
@@ -134,42 +132,6 @@ def label(
         raise typer.Exit(exit_codes.FAILED)
 
 
-def _figure(value: Interval | None) -> str:
-    if value is None:
-        return "—"
-    return f"{value.value:.2f} [{value.low:.2f}, {value.high:.2f}]"
-
-
-def alignment_table(found: dict[str, Alignment]) -> Table:
-    """The terminal table of :func:`~scorekit.trust.alignment.align`'s result."""
-    table = Table(title="agreement with human labels (95 % intervals)")
-    for heading in ("scorer", "labelled", "balanced acc.", "κ", "AUROC", "best thr.",
-                    "Spearman", "mean (method)"):  # fmt: skip
-        table.add_column(heading)
-    for sid, one in found.items():
-        figures = one.agreement
-        estimate = one.estimate
-        mean = "—"
-        if estimate is not None:
-            bounds = f"[{estimate.low:.3f}, {estimate.high:.3f}]"
-            mean = f"{estimate.mean:.3f} {bounds} ({estimate.method})"
-        if figures.not_enough is not None:
-            table.add_row(sid, f"{one.labelled}/{one.scored}", figures.not_enough, "", "", "", "",
-                          mean)  # fmt: skip
-            continue
-        table.add_row(
-            sid,
-            f"{one.labelled}/{one.scored}",
-            _figure(figures.balanced_accuracy),
-            _figure(figures.kappa),
-            _figure(figures.auroc),
-            _figure(figures.best_threshold),
-            _figure(figures.spearman),
-            mean,
-        )
-    return table
-
-
 @app.command("align")
 def align_command(
     run_id: Annotated[str, typer.Argument(help="Run id, unique prefix, name, or 'latest'")],
@@ -197,7 +159,7 @@ def align_command(
             found = align(store, record.id, scorers=chosen, thresholds=limits, seed=seed)
         except ScorekitError as exc:
             raise fail(exc) from exc
-    out().print(alignment_table(found))
+    out().print(console.alignment_table(found))
     for sid, one in found.items():
         for note in one.agreement.notes:
             out().print(f"{sid}: {note}", markup=False, highlight=False)

@@ -20,6 +20,7 @@ from scorekit.errors import ConfigError, ScorekitError
 from scorekit.report import DEFAULT_MAX_ITEMS, write_report
 from scorekit.store import Store
 from scorekit.store.records import RunRecord, ScorerChange, stored_error_limits
+from scorekit.trust.alignment import align
 from scorekit.trust.paired import PairedComparison
 from scorekit.trust.paired_runs import compare_runs
 from scorekit.verdict import scorer_failures
@@ -81,6 +82,7 @@ def show(
             record = store.get_run(run_id)
             summaries = store.run_summaries(record)
             items = item_count(store, record)
+            trust = align(store, record.id)
         except ScorekitError as exc:
             raise fail(exc) from exc
     for line in console.run_heading(record, items):
@@ -104,6 +106,10 @@ def show(
     found = record.config.get(AGREEMENT_KEY) if isinstance(record.config, dict) else None
     if isinstance(found, dict):
         out().print(console.correlation_table(found))
+    if any(one.labelled for one in trust.values()):
+        out().print(console.alignment_table(trust))
+    elif any(one.estimate is not None for one in trust.values()):
+        out().print(console.means_table(trust))
     took = None
     if record.finished_at is not None:
         took = (record.finished_at - record.started_at).total_seconds()
