@@ -5,7 +5,9 @@ A run's verdict is ``failed`` when any scorer fails a gate:
 - it got no ``ok`` result at all (nothing was measured);
 - its mean is below its threshold (``thresholds``: scorer → minimum mean);
 - its error rate (``error`` results / all its results) is above its ``max_error_rate``
-  (default :data:`DEFAULT_MAX_ERROR_RATE`, 0: any error fails; 1 turns the gate off).
+  (default :data:`DEFAULT_MAX_ERROR_RATE`, 0: any error fails; 1 turns the gate off);
+- it failed a gate of its own kind, given as reasons (``min_agreement``: its agreement with
+  the run's human labels, :mod:`scorekit.trust.min_agreement`).
 
 ``run_evals``, ``scorekit run``, ``scorekit show``, the HTML report and the viewer read the
 gates through :func:`scorer_failures`, so they always give the same reasons. The settings are
@@ -16,7 +18,7 @@ Ground floor: imports nothing of ours but :mod:`scorekit.summary`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from scorekit.summary import ScoreSummary
@@ -61,6 +63,7 @@ def scorer_failures(
     summaries: Mapping[str, ScoreSummary],
     thresholds: Mapping[str, float],
     max_error_rates: Mapping[str, float] | None = None,
+    more: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, list[str]]:
     """Each scorer's failed gates, as short reasons (an empty list: it passed).
 
@@ -70,6 +73,8 @@ def scorer_failures(
         max_error_rates: scorer id → error-rate limit; a scorer left out gets
             :data:`DEFAULT_MAX_ERROR_RATE`; ``None``: no error-rate gate (runs stored before
             the gate existed).
+        more: scorer id → the reasons of other gates it failed (the agreement gates), added
+            after the others.
     """
     found: dict[str, list[str]] = {}
     for sid, summary in summaries.items():
@@ -84,6 +89,7 @@ def scorer_failures(
             rate = error_rate(summary)
             if rate is not None and rate > limit:
                 reasons.append(f"error rate {format_rate(rate)} > {format_rate(limit)}")
+        reasons.extend((more or {}).get(sid, ()))
         found[sid] = reasons
     return found
 
@@ -92,6 +98,7 @@ def run_verdict(
     summaries: Mapping[str, ScoreSummary],
     thresholds: Mapping[str, float],
     max_error_rates: Mapping[str, float] | None = None,
+    more: Mapping[str, Sequence[str]] | None = None,
 ) -> Literal["passed", "failed"]:
     """``"failed"`` when any scorer fails a gate (see :func:`scorer_failures`), else ``"passed"``.
 
@@ -100,5 +107,5 @@ def run_verdict(
         >>> run_verdict({"s": ScoreSummary("s")}, {})
         'failed'
     """
-    failures = scorer_failures(summaries, thresholds, max_error_rates)
+    failures = scorer_failures(summaries, thresholds, max_error_rates, more)
     return "failed" if any(failures.values()) else "passed"

@@ -36,6 +36,7 @@ __all__ = [
     "build_scorers",
     "error_limits",
     "mapped_fields",
+    "parse_agreement_gates",
     "parse_error_rates",
     "parse_pairs",
     "parse_value",
@@ -69,6 +70,35 @@ def parse_pairs(raw: Sequence[str], *, flag: str, what: str) -> dict[str, Any]:
             raise ConfigError(f"{flag} gives {key!r} twice; give it once", field=flag.lstrip("-"))
         found[key] = parse_value(value)
     return found
+
+
+def parse_agreement_gates(raw: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Read ``--min-agreement SCORER:FIGURE=MIN`` texts into ``run_evals``' ``min_agreement``.
+
+    ``FIGURE.low`` gates the 95 % interval's lower bound; ``run_evals`` checks the result.
+
+    Raises:
+        ConfigError: a text not of that shape (``field="min-agreement"``).
+
+    Example:
+        >>> parse_agreement_gates(["faithfulness:kappa.low=0.4", "context-relevance:auroc=0.7"])
+        {'faithfulness': {'kappa': 0.4, 'bound': 'low'}, 'context-relevance': {'auroc': 0.7}}
+    """
+    gates: dict[str, dict[str, Any]] = {}
+    pairs = parse_pairs(raw, flag="--min-agreement", what="scorer:figure=minimum")
+    for key, value in pairs.items():
+        scorer, sep, figure = key.rpartition(":")
+        if not sep or not scorer or not figure:
+            raise ConfigError(
+                f"--min-agreement {key}={value}: expected scorer:figure=minimum",
+                field="min-agreement",
+            )
+        spec = gates.setdefault(scorer, {})
+        if figure.endswith(".low"):
+            figure = figure.removesuffix(".low")
+            spec["bound"] = "low"
+        spec[figure] = value
+    return gates
 
 
 def assign_options(entries: Sequence[ScorerEntry], raw: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -246,6 +276,8 @@ class RunPlan:
         thresholds: scorer id → minimum mean.
         max_error_rate: scorer id → error-rate limit, or ``None`` (the default limits, or a
             resumed run's).
+        min_agreement: scorer → ``{figure: minimum}``, the agreement gates
+            (:mod:`scorekit.trust.min_agreement`), or ``None``.
         models: the judge model strings the LLM scorers use.
         scorer_timeout: seconds one local scorer call may take, ``None``: no limit.
         target_timeout: seconds one target call may take, ``None``: no limit.
@@ -269,6 +301,7 @@ class RunPlan:
     report: Path | None
     config: dict[str, Any] = field(default_factory=dict)
     max_error_rate: dict[str, float] | None = None
+    min_agreement: dict[str, dict[str, Any]] | None = None
     correlate: str | None = None
     scorer_timeout: float | None = DEFAULT_SCORER_TIMEOUT
     target_timeout: float | None = DEFAULT_TARGET_TIMEOUT
@@ -372,6 +405,7 @@ def plan_from_config(
         concurrency=concurrency or config.concurrency,
         thresholds=threshold_ids(config.thresholds, scorers),
         max_error_rate=error_limits(config.max_error_rate, scorers),
+        min_agreement=config.min_agreement,
         models=_models(entries),
         db=config.database(),
         report=config.resolve(config.report) if config.report else None,

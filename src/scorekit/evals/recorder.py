@@ -69,6 +69,7 @@ class ResumedRun:
         scorer_ids: the stored run's scorer ids.
         max_error_rates: the stored error-rate limits (scorer id → share), or ``None`` for a
             run stored before that gate existed.
+        config: the stored run's config (its agreement gates among it).
 
     Take an item's pairs out with :meth:`take`; what is left in both at the end belongs to
     items the new data did not hold, whose stored rows still count in the run's summaries
@@ -82,6 +83,7 @@ class ResumedRun:
     thresholds: dict[str, float] = field(default_factory=dict)
     scorer_ids: list[str] = field(default_factory=list)
     max_error_rates: dict[str, float] | None = None
+    config: dict[str, Any] = field(default_factory=dict)
 
     def take(self, item_id: str, scorer_ids: Sequence[str]) -> dict[str, ScorerRunResult]:
         """Remove one item's pairs; return its ``done`` results (scorer id → result)."""
@@ -309,6 +311,7 @@ class RunRecorder:
             dict(stored.thresholds),
             list(stored.scorer_ids),
             stored_error_limits(stored.config),
+            dict(stored.config) if isinstance(stored.config, dict) else {},
         )
 
     def resume(self, run_id: str) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from html import escape
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from scorekit.errors import ConfigError, ScorekitError
 from scorekit.evals.gates import error_rate, format_rate, run_verdict, scorer_failures
@@ -14,6 +14,9 @@ from scorekit.results import Status
 from scorekit.store.records import RunStatus
 from scorekit.summary import ScoreSummary
 from scorekit.usage import JudgeUsage
+
+if TYPE_CHECKING:
+    from scorekit.trust.min_agreement import AgreementGate
 
 __all__ = ["DataSourceError", "EvalInterrupted", "EvalRunResult", "RunSummary", "run_verdict"]
 
@@ -51,6 +54,8 @@ class EvalRunResult:
         store_url: the database the run was stored in (password masked), or ``None``.
         resumed: whether this run continued a stored run (``resume=``); its summaries then
             cover the whole run, stored results included.
+        min_agreement: scorer id → its agreement gates (:mod:`scorekit.trust.min_agreement`).
+        label_pairs: gated scorer id → (score, human label) of its labelled ``ok`` items.
     """
 
     run_id: str
@@ -64,13 +69,40 @@ class EvalRunResult:
     status: RunStatus = "running"
     store_url: str | None = None
     resumed: bool = False
+    min_agreement: dict[str, list[AgreementGate]] = field(default_factory=dict)
+    label_pairs: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
 
     def add(self, outcome: ItemResult) -> None:
-        """Count one finished item's results (stored ones included) in the summaries."""
+        """Count one finished item's results (stored ones included) in the summaries.
+
+        A gated scorer's ``ok`` score of an item with a human label for it is kept with the
+        label (:attr:`label_pairs`), for its agreement gate.
+        """
         self.total_items += 1
+        labels = outcome.item.human_labels
         for result in outcome.scorer_results.values():
             self.summaries[result.scorer_id].add(result)
             self.judge_usage = self.judge_usage + result.judge_usage
+            label = labels.get(result.scorer_id)
+            if (
+                label is not None
+                and result.scorer_id in self.min_agreement
+                and result.status == "ok"
+                and result.score is not None
+            ):
+                self.label_pairs.setdefault(result.scorer_id, []).append((result.score, label))
+
+    def label_agreement(self) -> dict[str, dict[str, Any]]:
+        """Each gated scorer's agreement with the labels seen so far (``Agreement.to_dict()``).
+
+        A gated scorer without any labelled ``ok`` item is left out.
+        """
+        from scorekit.trust.agreement import agreement  # numpy: only for runs with gates
+
+        return {
+            sid: agreement([s for s, _ in pairs], [lab for _, lab in pairs]).to_dict()
+            for sid, pairs in self.label_pairs.items()
+        }
 
     @property
     def scores(self) -> dict[str, float]:
@@ -95,19 +127,31 @@ class EvalRunResult:
 
         See :func:`scorekit.verdict.scorer_failures`.
         """
-        return scorer_failures(self.summaries, self.thresholds, self.max_error_rates)
+        return scorer_failures(
+            self.summaries, self.thresholds, self.max_error_rates, self._agreement_failures()
+        )
+
+    def _agreement_failures(self) -> dict[str, list[str]] | None:
+        if not self.min_agreement:
+            return None
+        from scorekit.trust.min_agreement import agreement_failures
+
+        return agreement_failures(self.min_agreement, self.label_agreement())
 
     @property
     def verdict(self) -> Literal["passed", "failed"] | None:
         """The verdict of a ``finished`` run; ``None`` for a run that did not finish.
 
-        ``"failed"`` when a scorer got no ``ok`` result, missed its threshold or had more
-        errors than its ``max_error_rate``; else ``"passed"``. A run that is still going, was
-        interrupted or stopped on an error has no verdict: what it measured is partial.
+        ``"failed"`` when a scorer got no ``ok`` result, missed its threshold, had more
+        errors than its ``max_error_rate`` or failed its ``min_agreement``; else
+        ``"passed"``. A run that is still going, was interrupted or stopped on an error has no
+        verdict: what it measured is partial.
         """
         if self.status != "finished":
             return None
-        return run_verdict(self.summaries, self.thresholds, self.max_error_rates)
+        return run_verdict(
+            self.summaries, self.thresholds, self.max_error_rates, self._agreement_failures()
+        )
 
     def totals(self) -> dict[str, dict[str, Any]]:
         """Scorer id → the summary as JSON data (:meth:`ScoreSummary.to_dict`)."""

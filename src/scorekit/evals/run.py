@@ -26,6 +26,12 @@ from typing_extensions import Unpack
 
 from scorekit._sync import run_sync
 from scorekit.errors import ConfigError, StoreError
+from scorekit.evals.agreement_gates import (
+    check_agreement_gates,
+    resumed_agreement_gates,
+    store_label_agreement,
+    with_agreement_gates,
+)
 from scorekit.evals.executor import DEFAULT_CONCURRENCY, Executor, ItemTask, LocalExecutor
 from scorekit.evals.gates import (
     check_max_error_rate,
@@ -93,6 +99,7 @@ class _Run:
         on_item_complete = options.get("on_item_complete")
         thresholds = options.get("thresholds")
         max_error_rate = options.get("max_error_rate")
+        min_agreement = options.get("min_agreement")
         store = options.get("store")
         resume = options.get("resume")
         run_id = options.get("run_id")
@@ -121,6 +128,7 @@ class _Run:
         limits = check_thresholds(thresholds, scorer_ids)
         check_threshold_ranges(limits, self.job.scorers)
         error_limits = check_max_error_rate(max_error_rate, scorer_ids)
+        gates = check_agreement_gates(min_agreement, scorer_ids)
         if resume is not None and store is None:
             raise ConfigError("resume= needs a store= to resume from", field="resume")
         if run_id is not None and (not isinstance(run_id, str) or not run_id.strip()):
@@ -156,6 +164,7 @@ class _Run:
                 error_limits = self._resumed_error_limits(
                     error_limits if max_error_rate is not None else None, self.resumed
                 )
+                gates = resumed_agreement_gates(gates, self.resumed.config)
                 if run_id is not None and run_id != self.resumed.run_id:
                     raise ConfigError(
                         f"run_id {run_id!r} is not the resumed run {self.resumed.run_id}",
@@ -172,6 +181,7 @@ class _Run:
             summaries={s.id: ScoreSummary(s.id) for s in self.job.scorers},
             thresholds=limits,
             max_error_rates=error_limits,
+            min_agreement=gates,
             store_url=self.recorder.url if self.recorder is not None else None,
             resumed=resume is not None,
         )
@@ -214,7 +224,7 @@ class _Run:
                 self.result.run_id,
                 scorers=self.job.scorers,
                 name=self.result.run_name,
-                config=self.config,
+                config=with_agreement_gates(self.config, self.result.min_agreement),
                 thresholds=self.result.thresholds,
                 max_error_rates=self.result.max_error_rates,
             )
@@ -287,6 +297,8 @@ class _Run:
             self.result.status = status
             if self.recorder is not None and not self.recorder.finished:
                 try:
+                    if status == "finished" and self.result.min_agreement:
+                        store_label_agreement(self.recorder, self.result)
                     self.result.status = self.recorder.finish(
                         status,
                         total_items=self.result.total_items,
@@ -354,6 +366,12 @@ async def run_evals(
             scorer → number (scorers left out keep the default). ``None``: the default, 0
             (any error fails the verdict; :data:`~scorekit.verdict.DEFAULT_MAX_ERROR_RATE`),
             or a resumed run's stored limits. 1 turns the gate off.
+        min_agreement: scorer (id or name) → the least agreement of its scores with the
+            items' ``human_labels`` for the verdict to pass, ``{figure: minimum}`` with the
+            figures ``auroc``, ``kappa``, ``balanced_accuracy``, ``pearson``, ``spearman``, and
+            ``"bound": "low"`` to gate the 95 % interval's lower bound
+            (:mod:`scorekit.trust.min_agreement`; fewer than 20 labelled items fail the gate).
+            Stored with the run; a resumed run keeps its own.
         store: where to store the run: a :class:`~scorekit.store.Store`, a SQLAlchemy URL or
             a SQLite file path. ``None``: nothing is stored.
         resume: the id (or unique prefix) of a stored run to continue: (item id, scorer id)

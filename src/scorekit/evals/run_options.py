@@ -34,6 +34,7 @@ class RunEvalsOptions(TypedDict, total=False):
     on_item_complete: ItemCallback | None
     thresholds: Mapping[str, float] | None
     max_error_rate: float | Mapping[str, float] | None
+    min_agreement: Mapping[str, Mapping[str, Any]] | None
     store: Store | str | Path | None
     resume: str | None
     run_id: str | None

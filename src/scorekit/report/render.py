@@ -23,6 +23,7 @@ from scorekit.report.histogram import Bin, bins_of
 from scorekit.store.records import ResultRecord, RunRecord, stored_error_limits
 from scorekit.store.store import Store
 from scorekit.summary import ScoreSummary
+from scorekit.trust.min_agreement import stored_agreement_failures
 from scorekit.verdict import error_rate, format_rate, scorer_failures
 
 __all__ = [
@@ -159,7 +160,11 @@ def render_report(store: Store, run_ref: str, *, max_items: int = DEFAULT_MAX_IT
     ended = run.finished_at or datetime.now(timezone.utc)
     limits = stored_error_limits(run.config)
     # the gates the verdict used (evals.gates), per scorer; an unfinished run has no verdict
-    failures = scorer_failures(stats, run.thresholds, limits) if run.status == "finished" else {}
+    failures = (
+        scorer_failures(stats, run.thresholds, limits, stored_agreement_failures(run.config))
+        if run.status == "finished"
+        else {}
+    )
     template = _environment().get_template("report.html.j2")
     return template.render(
         run=run,

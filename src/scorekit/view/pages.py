@@ -19,6 +19,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from scorekit.report.histogram import bins_of
 from scorekit.store.records import RUN_SOURCES, RunRecord, run_record, stored_error_limits
 from scorekit.store.tables import runs
+from scorekit.trust.min_agreement import stored_agreement_failures
 from scorekit.verdict import error_rate, scorer_failures
 from scorekit.view import params
 from scorekit.view.comparison import list_pairs, scorer_deltas
@@ -120,7 +121,11 @@ def run_page(request: Request) -> Response:
         total_items = item_count(conn, run)
         live = _live(conn, [run])
     limits = stored_error_limits(run.config)
-    failures = scorer_failures(stats, run.thresholds, limits) if run.status == "finished" else {}
+    failures = (
+        scorer_failures(stats, run.thresholds, limits, stored_agreement_failures(run.config))
+        if run.status == "finished"
+        else {}
+    )
     ended = run.finished_at or datetime.now(timezone.utc)
     return _render(
         request,

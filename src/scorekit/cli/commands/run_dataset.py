@@ -37,6 +37,7 @@ from scorekit.cli.plan import (
     DataFlags,
     RunPlan,
     error_limits,
+    parse_agreement_gates,
     parse_error_rates,
     plan_from_config,
     plan_from_flags,
@@ -194,6 +195,16 @@ def run(
             metavar="[SCORER=]SHARE",
             help="Most errors a scorer may have, as a share of its results, for the verdict to "
             "pass (0-1; repeatable) [0: any error fails]",
+        ),
+    ] = None,
+    min_agreement: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--min-agreement",
+            metavar="SCORER:FIGURE=MIN",
+            help="Least agreement with the items' human labels for the verdict to pass "
+            "(auroc, kappa, balanced_accuracy, pearson, spearman; FIGURE.low: the 95 % "
+            "interval's lower bound; repeatable; docs/trust.md)",
         ),
     ] = None,
     db: DbOption = None,
@@ -382,6 +393,8 @@ def run(
             plan.scorer_timeout = scorer_timeout or None
         if target_timeout is not None:
             plan.target_timeout = target_timeout or None
+        if min_agreement:  # the flags replace the config's agreement gates
+            plan.min_agreement = parse_agreement_gates(min_agreement)
         if resume is not None and no_store:
             raise ConfigError("--resume needs the store; drop --no-store", field="resume")
         if plan.report is not None and no_store:
@@ -468,6 +481,7 @@ def _execute(
                 on_item_complete=on_item,
                 thresholds=plan.thresholds,
                 max_error_rate=plan.max_error_rate,
+                min_agreement=plan.min_agreement,
                 store=store,
                 resume=run_id if resume else None,
                 run_id=None if resume else run_id,

@@ -21,6 +21,7 @@ from scorekit.report import DEFAULT_MAX_ITEMS, write_report
 from scorekit.store import Store
 from scorekit.store.records import RunRecord, ScorerChange, stored_error_limits
 from scorekit.trust.alignment import align
+from scorekit.trust.min_agreement import stored_agreement_failures
 from scorekit.trust.paired import PairedComparison
 from scorekit.trust.paired_runs import compare_runs
 from scorekit.verdict import scorer_failures
@@ -89,7 +90,9 @@ def show(
         out().print(line, markup=False, highlight=False)
     limits = stored_error_limits(record.config)
     failures = (
-        scorer_failures(summaries, record.thresholds, limits)
+        scorer_failures(
+            summaries, record.thresholds, limits, stored_agreement_failures(record.config)
+        )
         if record.status == "finished"
         else None
     )
