@@ -36,7 +36,8 @@ def test_compare_prints_the_paired_change_and_gates_on_noise_only_when_asked(
     a = np.round(rng.random(60), 4)
     noisy = np.round(np.clip(a + rng.normal(-0.01, 0.15, 60), 0, 1), 4)  # a small, noisy drop
     better = np.round(np.clip(a + 0.2, 0, 1), 4)
-    run_a, run_noisy, run_better = _run(db, a, "a"), _run(db, noisy, "n"), _run(db, better, "b")
+    run_a = _run(db, a, "baseline")  # names that no id prefix can match (not hex)
+    run_noisy, run_better = _run(db, noisy, "noisy"), _run(db, better, "improved")
     with Store(db) as store:
         found = compare_runs(store, run_a, run_better)
         noise = compare_runs(store, run_a, run_noisy)
@@ -44,13 +45,13 @@ def test_compare_prints_the_paired_change_and_gates_on_noise_only_when_asked(
     assert found["given"].verdict == "B higher"
     assert noise["given"].verdict == "no detectable difference"
     runner = CliRunner()
-    shown = runner.invoke(app, ["compare", "a", "b", "--db", str(db)])
+    shown = runner.invoke(app, ["compare", "baseline", "improved", "--db", str(db)])
     assert shown.exit_code == 0, shown.output
     text = " ".join(shown.output.split())
     assert "paired change, B − A" in text and "B higher" in text
     drop = a.mean() - noisy.mean()
     assert drop > 0.005
-    gate = ["compare", "a", "n", "--db", str(db), "--fail-on-regression", "0.005"]
+    gate = ["compare", "baseline", "noisy", "--db", str(db), "--fail-on-regression", "0.005"]
     assert runner.invoke(app, gate).exit_code == 1
     calm = runner.invoke(app, [*gate, "--significant"])
     assert calm.exit_code == 0, calm.output
@@ -59,12 +60,16 @@ def test_compare_prints_the_paired_change_and_gates_on_noise_only_when_asked(
 
 def test_a_threshold_names_a_scorer_of_the_run(tmp_path: Path) -> None:
     db = tmp_path / "x.db"
-    _run(db, np.array([0.2, 0.8]), "a")
-    _run(db, np.array([0.6, 0.8]), "b")
+    _run(db, np.array([0.2, 0.8]), "first")
+    _run(db, np.array([0.6, 0.8]), "second")
     runner = CliRunner()
-    bad = runner.invoke(app, ["compare", "a", "b", "--db", str(db), "--threshold", "nope=0.5"])
+    bad = runner.invoke(
+        app, ["compare", "first", "second", "--db", str(db), "--threshold", "nope=0.5"]
+    )
     assert bad.exit_code == 2
     assert "'nope' is not a scorer of this run" in " ".join(bad.output.split())
-    good = runner.invoke(app, ["compare", "a", "b", "--db", str(db), "--threshold", "given=0.5"])
+    good = runner.invoke(
+        app, ["compare", "first", "second", "--db", str(db), "--threshold", "given=0.5"]
+    )
     assert good.exit_code == 0, good.output
     assert "(0↓ 1↑)" in good.output

@@ -21,6 +21,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from scorekit.errors import ConfigError, StoreError
 from scorekit.items import ItemResult, check_label
+from scorekit.store.engines import Database
 from scorekit.store.store import Store
 from scorekit.store.tables import labels, results
 
@@ -134,7 +135,8 @@ def add_labels(
         raise ConfigError(f"source must be one of {', '.join(LABEL_SOURCES)}", field="source")
     record = store.get_run(run)
     scorers = [s["id"] for s in record.scorers]
-    items = _item_ids(store, record.id)
+    given = list(given)
+    items = _known_items(store, record.id, {label.item_id for label in given})
     checked = [
         _checked(label, items, scorers, f"label {position}") for position, label in enumerate(given)
     ]
@@ -171,16 +173,28 @@ def write_labels(store: Store, rows: Sequence[Mapping[str, Any]]) -> None:
         raise StoreError(f"cannot write labels: {exc}") from exc
 
 
-def _item_ids(store: Store, run_id: str) -> set[str]:
+def _known_items(store: Store, run_id: str, wanted: set[str]) -> set[str]:
+    """Which of ``wanted`` are items of the run (by the run-item index, in chunks)."""
+    names = sorted(str(item) for item in wanted)
+    found: set[str] = set()
     try:
         with store.engine.connect() as conn:
-            query = select(results.c.item_id).where(results.c.run_id == run_id).distinct()
-            return {row[0] for row in conn.execute(query)}
+            for start in range(0, len(names), 500):
+                query = (
+                    select(results.c.item_id)
+                    .where(
+                        results.c.run_id == run_id,
+                        results.c.item_id.in_(names[start : start + 500]),
+                    )
+                    .distinct()
+                )
+                found.update(row[0] for row in conn.execute(query))
+            return found
     except SQLAlchemyError as exc:
         raise StoreError(f"cannot read the run's items: {exc}", run_id=run_id) from exc
 
 
-def _has_labels_table(store: Store) -> bool:
+def _has_labels_table(store: Database) -> bool:
     return bool(inspect(store.engine).has_table(labels.name))
 
 
@@ -197,14 +211,16 @@ def _label(row: Any) -> HumanLabel:
 
 
 def current_labels(
-    store: Store, run_id: str, *, scorer_id: str | None = None
+    store: Database, run_id: str, *, scorer_id: str | None = None, item_id: str | None = None
 ) -> dict[tuple[str, str], HumanLabel]:
     """Each labelled (item, scorer) pair of a run → its latest label.
 
     Args:
-        store: the results database.
+        store: the results database (a :class:`~scorekit.store.Store`, or the viewer's
+            read-only one).
         run_id: the run's id (resolve a reference with ``store.get_run`` first).
         scorer_id: only this scorer's labels, or all.
+        item_id: only this item's labels, or all.
 
     Raises:
         StoreError: the read failed.
@@ -218,6 +234,8 @@ def current_labels(
     )
     if scorer_id is not None:
         latest = latest.where(labels.c.scorer_id == scorer_id)
+    if item_id is not None:
+        latest = latest.where(labels.c.item_id == item_id)
     try:
         with store.engine.connect() as conn:
             rows = conn.execute(select(labels).where(labels.c.id.in_(latest)).order_by(labels.c.id))
@@ -226,7 +244,7 @@ def current_labels(
         raise StoreError(f"cannot read labels: {exc}", run_id=run_id) from exc
 
 
-def label_history(store: Store, run_id: str, item_id: str, scorer_id: str) -> list[HumanLabel]:
+def label_history(store: Database, run_id: str, item_id: str, scorer_id: str) -> list[HumanLabel]:
     """Every label ever set on one (item, scorer) pair of a run, oldest first.
 
     Raises:

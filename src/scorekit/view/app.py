@@ -8,7 +8,9 @@ Safety, by default:
   escape everything);
 * requests must name the host the viewer was started on (``Host: 127.0.0.1:8088``), which
   stops a web page elsewhere from reading the viewer through DNS rebinding;
-* only ``GET`` and ``HEAD`` are routed: nothing can change the database.
+* only ``GET`` and ``HEAD`` are routed: nothing can change the database; the one exception
+  is opt in (``scorekit view --annotate``, :mod:`scorekit.view.annotation`): a ``POST`` that
+  appends a human label, guarded by a per-session CSRF token.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from scorekit.errors import ConfigError, StoreError
 from scorekit.view import pages
+from scorekit.view.annotation import Annotator, label_action
 from scorekit.view.database import ViewDatabase
 from scorekit.view.templating import environment
 
@@ -106,6 +109,7 @@ def create_app(
     database: ViewDatabase | str | Path | None = None,
     *,
     allowed_hosts: Sequence[str] = ("127.0.0.1", "localhost"),
+    annotator: Annotator | None = None,
 ) -> Starlette:
     """The viewer over a results database.
 
@@ -114,6 +118,8 @@ def create_app(
             takes (``None``: ``.scorekit/scorekit.db``); it is opened read-only.
         allowed_hosts: the host names requests may address (``Host`` header, without the
             port); ``["*"]`` allows any.
+        annotator: labelling on (:class:`~scorekit.view.annotation.Annotator`: the writable
+            store, the author, the session's token); ``None``: strictly read-only.
 
     Returns:
         The ASGI application; serve it with uvicorn (``scorekit view`` does).
@@ -129,6 +135,11 @@ def create_app(
         Route("/compare", pages.compare_page, methods=["GET"]),
         Route("/compare/item", pages.compare_item_page, methods=["GET"]),
         Route("/progress", pages.progress_data, methods=["GET"]),
+        *(
+            [Route("/runs/{run}/item/label", label_action, methods=["POST"])]
+            if annotator is not None
+            else []
+        ),
         Mount("/static", StaticFiles(packages=[("scorekit.view", "static")]), name="static"),
     ]
     app = Starlette(
@@ -144,5 +155,6 @@ def create_app(
         },
     )
     app.state.database = db
+    app.state.annotator = annotator
     app.state.templates = environment()
     return app

@@ -17,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from scorekit.report.histogram import bins_of
+from scorekit.store.labels import current_labels, label_history
 from scorekit.store.records import RUN_SOURCES, RunRecord, run_record, stored_error_limits
 from scorekit.store.tables import runs
 from scorekit.trust.min_agreement import stored_agreement_failures
@@ -160,6 +161,13 @@ def item_page(request: Request) -> Response:
             return _redirect(request, f"/runs/{run.id}/item")
         records = item_results(conn, run.id, item_id)
         others = other_runs(conn, run.id, item_id) if records else []
+    labels = {
+        sid: lab for (_, sid), lab in current_labels(database, run.id, item_id=item_id).items()
+    }
+    history = {
+        sid: label_history(database, run.id, item_id, sid)[:-1] for sid in labels
+    }  # earlier labels, oldest first
+    annotator = request.app.state.annotator
     status = 200 if records else 404
     response = _render(
         request,
@@ -169,6 +177,9 @@ def item_page(request: Request) -> Response:
         records=records,
         names=_names(run),
         others=others,
+        labels=labels,
+        history=history,
+        token=annotator.token if annotator is not None else None,
     )
     response.status_code = status
     return response

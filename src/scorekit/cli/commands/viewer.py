@@ -16,6 +16,7 @@ import typer
 from scorekit.cli import exit_codes
 from scorekit.cli.commands.common import DbOption, app, err, fail, out
 from scorekit.errors import ConfigError, ScorekitError
+from scorekit.store import Store
 
 __all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "listen", "view"]
 
@@ -68,8 +69,20 @@ def view(
     port: Annotated[
         int, typer.Option(min=0, max=65535, help="Port to listen on (0: any free port)")
     ] = DEFAULT_PORT,
+    annotate: Annotated[
+        bool,
+        typer.Option(
+            "--annotate", help="Let the item pages set human labels (appended to the database)"
+        ),
+    ] = False,
+    author: Annotated[
+        str | None, typer.Option(help="With --annotate: who labels, stored with each label")
+    ] = None,
 ) -> None:
-    """Browse the stored runs in a web browser: runs, items, comparisons (read-only)."""
+    """Browse the stored runs in a web browser: runs, items, comparisons.
+
+    Read-only, unless --annotate lets the item pages set human labels.
+    """
     try:
         import uvicorn
 
@@ -78,8 +91,13 @@ def view(
         raise fail(
             ConfigError(f'scorekit view needs the view extra: pip install "scorekit[view]" ({exc})')
         ) from exc
+    from scorekit.view.annotation import Annotator
+
+    annotator = None
     try:
         database = ViewDatabase(db)
+        if annotate:  # a second, writable connection for the labels only
+            annotator = Annotator(Store(db, create=False), author)
     except ScorekitError as exc:
         raise fail(exc) from exc
     hosts = ["127.0.0.1", "localhost"] if host in _LOCAL else ["*"]
@@ -87,6 +105,8 @@ def view(
         sock = listen(host, port)
     except ConfigError as exc:
         database.close()
+        if annotator is not None:
+            annotator.store.close()
         raise fail(exc) from exc
     bound_port = sock.getsockname()[1]
     if host not in _LOCAL:
@@ -95,13 +115,14 @@ def view(
             "run (inputs, outputs, prompts); the viewer has no login"
         )
     url = f"http://{_browser_host(host)}:{bound_port}/"
+    mode = "annotating: item pages write human labels" if annotate else "read-only"
     out().print(
-        f"scorekit view: {url} (database {database.url}, read-only; Ctrl-C stops)",
+        f"scorekit view: {url} (database {database.url}, {mode}; Ctrl-C stops)",
         markup=False,
         highlight=False,
         soft_wrap=True,
     )
-    application = create_app(database, allowed_hosts=hosts)
+    application = create_app(database, allowed_hosts=hosts, annotator=annotator)
     server = uvicorn.Server(uvicorn.Config(application, log_level="warning", access_log=False))
     try:
         server.run(sockets=[sock])
@@ -110,4 +131,6 @@ def view(
     finally:
         sock.close()
         database.close()
+        if annotator is not None:
+            annotator.store.close()
     raise typer.Exit(exit_codes.OK)
