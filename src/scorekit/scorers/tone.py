@@ -34,6 +34,9 @@ lookup of negators), row 77 (text in another language than English is not scored
 from __future__ import annotations
 
 import re
+from functools import reduce
+from itertools import repeat
+from operator import add, sub
 
 from scorekit.errors import ConfigError
 from scorekit.inputs.messages import joined_text
@@ -137,14 +140,11 @@ def sentiment_stability(sentiments: list[float]) -> tuple[float, float, float]:
         >>> sentiment_stability([0.5, -0.5])
         (0.75, 0.0, 0.25)
     """
-    total = 0.0
-    for value in sentiments:
-        total += value
-    mean = total / len(sentiments)
-    squares = 0.0
-    for value in sentiments:
-        squares += (value - mean) ** 2
-    variance = squares / len(sentiments)
+    # functools.reduce adds left to right in C; Python's sum() may compensate (3.12+)
+    mean = reduce(add, sentiments, 0.0) / len(sentiments)
+    # squared as ``x ** 2`` (C pow), which is not always ``x * x`` in the last bit
+    squares = map(pow, map(sub, sentiments, repeat(mean)), repeat(2.0))
+    variance = reduce(add, squares, 0.0) / len(sentiments)
     return max(0.0, 1 - variance), mean, variance
 
 

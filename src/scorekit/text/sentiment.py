@@ -204,17 +204,20 @@ def comparatives(texts: Sequence[str]) -> list[float]:
         >>> comparatives(["I love it.", "It is not good.", ""])
         [1.0, -0.75, 0.0]
     """
+    lengths = list(map(len, texts))
+    if sum(lengths) <= SLICE:  # one batch (a whole output of up to SLICE characters)
+        return _comparatives_of(texts)
     scores: list[float] = []
     batch: list[str] = []
     size = 0
-    for text in texts:
-        if len(text) > SLICE:  # a long text alone, a slice at a time (analyze)
+    for text, length in zip(texts, lengths, strict=True):
+        if length > SLICE:  # a long text alone, a slice at a time (analyze)
             scores += _comparatives_of(batch)
             scores.append(comparative(text))
             batch, size = [], 0
             continue
         batch.append(text)
-        size += len(text)
+        size += length
         if size >= SLICE:  # a batch's tokens stay in the processor's cache
             scores += _comparatives_of(batch)
             batch, size = [], 0
