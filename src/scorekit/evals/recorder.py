@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, get_args
 from scorekit._sync import hold_interrupts
 from scorekit.errors import ConfigError, StoreError
 from scorekit.items import ItemResult
+from scorekit.judge.cache import PROMPT_VERSION
 from scorekit.pipeline import Scorer
 from scorekit.results import ScorerRunResult
 from scorekit.store.records import (
@@ -126,6 +127,9 @@ def _scorer_row(scorer: Scorer | Mapping[str, Any]) -> dict[str, Any]:
     spec = _spec_of(scorer)
     if spec is not None:
         row["spec"] = spec
+    if scorer.judge is not None:  # what an agreement measured on the run is tied to
+        row["judge"] = scorer.judge.model_id
+        row["prompt_version"] = PROMPT_VERSION
     return row
 
 

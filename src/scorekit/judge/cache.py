@@ -48,6 +48,7 @@ from scorekit.judge.structured import SchemaSpec, parse_output
 
 __all__ = [
     "CACHE_FILE",
+    "PROMPT_VERSION",
     "CachingModel",
     "JudgeCache",
     "cache_key",
@@ -66,6 +67,11 @@ scorer prompts and schemas redesigned for judgement per token, issue 12; 5: the 
 analyze step asked in the reference prompt's shape, issue 29).
 ``top_logprobs`` joins the key only when a request sets it, so the keys of requests without it
 are unchanged by it."""
+
+PROMPT_VERSION = _KEY_VERSION
+"""The version of scorekit's judge prompts as a run records it (the judge-cache key version,
+which every prompt change bumps): an agreement measured with one version is stale for a run
+with another (:mod:`scorekit.store.alignments`)."""
 
 _SQLITE_HEADER = b"SQLite format 3\x00"
 

@@ -20,9 +20,11 @@ from pydantic_core import to_jsonable_python
 from scorekit.errors import ConfigError
 from scorekit.report.formats import pretty, templates
 from scorekit.report.histogram import Bin, bins_of
+from scorekit.store.alignments import latest_alignments
 from scorekit.store.records import ResultRecord, RunRecord, stored_error_limits
 from scorekit.store.store import Store
 from scorekit.summary import ScoreSummary
+from scorekit.trust.alignment import align, stored_alignment_notes
 from scorekit.trust.min_agreement import stored_agreement_failures
 from scorekit.verdict import error_rate, format_rate, scorer_failures
 
@@ -165,8 +167,12 @@ def render_report(store: Store, run_ref: str, *, max_items: int = DEFAULT_MAX_IT
         if run.status == "finished"
         else {}
     )
+    trust = align(store, run.id)
+    notes = stored_alignment_notes(latest_alignments(store, run), own=run.id)
     template = _environment().get_template("report.html.j2")
     return template.render(
+        trust=trust,
+        trust_notes=notes,
         run=run,
         stats=stats,
         failures=failures,

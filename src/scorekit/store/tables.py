@@ -42,6 +42,7 @@ from scorekit.steps import RECORD_FIELDS
 
 __all__ = [
     "add_missing_columns",
+    "alignments",
     "ensure_schema",
     "labels",
     "metadata",
@@ -51,7 +52,7 @@ __all__ = [
 ]
 
 metadata = MetaData()
-"""The schema: ``runs``, ``results`` and ``labels``."""
+"""The schema: ``runs``, ``results``, ``labels`` and ``alignments``."""
 
 _SCHEMA_LOCK = 0x5C0E_4B17  # the PostgreSQL advisory lock key of scorekit's schema changes
 
@@ -149,6 +150,22 @@ labels = Table(
 """Human labels of a run's (item, scorer) pairs, appended: a change is a new row, the latest
 row of a pair is its label, the earlier ones its history. Never mixed with the scores."""
 
+alignments = Table(
+    "alignments",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("run_id", String(36), ForeignKey("runs.id", ondelete="CASCADE"), nullable=False),
+    Column("scorer_id", Text, nullable=False),
+    Column("identity", _json, nullable=False, comment="{spec, judge, prompt_version}"),
+    Column("identity_key", String(64), nullable=False, comment="sha256 of the identity"),
+    Column("figures", _json, nullable=False, comment="Alignment.to_dict()"),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Index("ix_alignments_scorer_identity", "scorer_id", "identity_key", "id"),
+)
+"""Agreements measured on a run's human labels (``scorekit align``), each tied to what the
+scorer was (its spec, judge model and prompt version): another run of the same scorer shows
+the latest one, marked stale where the judge or the prompts differ."""
+
 
 def add_missing_columns(engine: Engine) -> list[str]:
     """Add the columns a database made by an older scorekit lacks (all nullable or defaulted).
@@ -179,10 +196,11 @@ def _lock_schema(connection: Connection) -> None:
 def _add_missing(connection: Connection) -> list[str]:
     added = []
     found = inspect(connection)
-    if not found.has_table(labels.name):  # a table newer than the database
-        labels.create(connection)
-        added.append(labels.name)
-        found = inspect(connection)
+    for table in (labels, alignments):  # tables newer than the database
+        if not found.has_table(table.name):
+            table.create(connection)
+            added.append(table.name)
+            found = inspect(connection)
     for table in (runs, results):
         have = {c["name"] for c in found.get_columns(table.name)}
         for column in table.columns:

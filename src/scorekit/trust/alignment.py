@@ -22,12 +22,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from scorekit.errors import ConfigError
+from scorekit.store.alignments import StoredAlignment
 from scorekit.store.labels import current_labels
 from scorekit.store.store import Store
 from scorekit.trust.agreement import DEFAULT_RESAMPLES, MIN_LABELS, Agreement, agreement
 from scorekit.trust.estimates import MeanEstimate, bootstrap_mean, ppi_mean
 
-__all__ = ["DEFAULT_THRESHOLD", "Alignment", "align"]
+__all__ = ["DEFAULT_THRESHOLD", "Alignment", "align", "stored_alignment_notes"]
 
 DEFAULT_THRESHOLD = 0.5
 """The score at or above which an item is predicted positive, unless given."""
@@ -153,3 +154,33 @@ def _estimate(
                        raw_mean=raw)  # fmt: skip
     every = [score for score, _ in pairs] + unlabelled
     return bootstrap_mean(every, resamples=resamples, seed=seed)
+
+
+def stored_alignment_notes(found: Mapping[str, StoredAlignment], *, own: str) -> list[str]:
+    """One sentence per scorer with a stored agreement measured on another run (or stale).
+
+    Args:
+        found: from :func:`scorekit.store.alignments.latest_alignments`.
+        own: the run shown (an agreement measured on its own labels is in its own table).
+    """
+    lines = []
+    for sid, stored in found.items():
+        if stored.measured_on == own and not stored.stale:
+            continue
+        figures = stored.figures.get("agreement", {})
+        parts = [
+            f"{name} {figure['value']:.2f} [{figure['low']:.2f}, {figure['high']:.2f}]"
+            for name in ("balanced_accuracy", "kappa", "auroc")
+            if isinstance(figure := figures.get(name), Mapping)
+        ]
+        where = f"measured on run {stored.measured_on[:8]} ({figures.get('n', '?')} labels)"
+        if stored.stale:
+            lines.append(
+                f"{sid}: stale agreement ({'; '.join(stored.differences)}), {where}: it does "
+                "not carry over to this run; label this run and align it"
+            )
+        else:
+            lines.append(
+                f"{sid}: agreement {', '.join(parts) or '—'}, {where}, same judge and prompts"
+            )
+    return lines

@@ -35,6 +35,7 @@ from scorekit.errors import ConfigError, ScorekitError
 from scorekit.evals.gates import resolve_scorer_keys
 from scorekit.items import check_label
 from scorekit.store import Store
+from scorekit.store.alignments import save_alignment
 from scorekit.store.labels import HumanLabel, add_labels
 from scorekit.trust.alignment import align
 
@@ -147,9 +148,21 @@ def align_command(
         Path | None, typer.Option("--json", help="Also write the figures as JSON here")
     ] = None,
     seed: Annotated[int, typer.Option(help="Bootstrap seed")] = 0,
+    save: Annotated[
+        bool,
+        typer.Option(
+            "--save/--no-save",
+            help="Store each measured agreement, tied to the scorer's judge and prompts, for "
+            "other runs of the scorer to show",
+        ),
+    ] = True,
 ) -> None:
     """Agreement of a stored run's scorers with its human labels, and the corrected means."""
-    with open_store(db) as store:
+    try:
+        store = Store(db, create=False) if save else open_store(db)
+    except ScorekitError as exc:
+        raise fail(exc) from exc
+    with store:
         try:
             record = store.get_run(run_id)
             ids = [s["id"] for s in record.scorers]
@@ -157,9 +170,14 @@ def align_command(
                 if scorer else None  # fmt: skip
             limits = scorer_numbers(threshold or [], ids, field="threshold")
             found = align(store, record.id, scorers=chosen, thresholds=limits, seed=seed)
+            saved = [sid for sid, one in found.items() if save and one.agreement.not_enough is None]
+            for sid in saved:  # a figure worth keeping: measured on enough labels
+                save_alignment(store, record, sid, found[sid].to_dict())
         except ScorekitError as exc:
             raise fail(exc) from exc
     out().print(console.alignment_table(found))
+    if saved:
+        out().print(f"stored the agreement of {', '.join(saved)}", markup=False, highlight=False)
     for sid, one in found.items():
         for note in one.agreement.notes:
             out().print(f"{sid}: {note}", markup=False, highlight=False)

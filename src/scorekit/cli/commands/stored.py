@@ -19,8 +19,9 @@ from scorekit.cli.correlation import AGREEMENT_KEY
 from scorekit.errors import ConfigError, ScorekitError
 from scorekit.report import DEFAULT_MAX_ITEMS, write_report
 from scorekit.store import Store
+from scorekit.store.alignments import latest_alignments
 from scorekit.store.records import RunRecord, ScorerChange, stored_error_limits
-from scorekit.trust.alignment import align
+from scorekit.trust.alignment import align, stored_alignment_notes
 from scorekit.trust.min_agreement import stored_agreement_failures
 from scorekit.trust.paired import PairedComparison
 from scorekit.trust.paired_runs import compare_runs
@@ -84,6 +85,7 @@ def show(
             summaries = store.run_summaries(record)
             items = item_count(store, record)
             trust = align(store, record.id)
+            borrowed = latest_alignments(store, record)
         except ScorekitError as exc:
             raise fail(exc) from exc
     for line in console.run_heading(record, items):
@@ -113,6 +115,8 @@ def show(
         out().print(console.alignment_table(trust))
     elif any(one.estimate is not None for one in trust.values()):
         out().print(console.means_table(trust))
+    for line in stored_alignment_notes(borrowed, own=record.id):
+        out().print(line, markup=False, highlight=False)
     took = None
     if record.finished_at is not None:
         took = (record.finished_at - record.started_at).total_seconds()
