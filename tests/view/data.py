@@ -10,7 +10,12 @@ judge) its reason. A third run, ``live-sample`` (source LIVE), is left ``running
 
 from __future__ import annotations
 
+import socket
+import threading
+import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -224,3 +229,26 @@ def build_viewer_db(db: Path) -> ViewerRuns:
     baseline = _run(db, "baseline", BASELINE)
     candidate = _run(db, "candidate", CANDIDATE)
     return ViewerRuns(db, baseline, candidate, live_run(db))
+
+
+@contextmanager
+def serving(app: Any) -> Iterator[str]:
+    """Serve an ASGI app with uvicorn on 127.0.0.1 (a free port) in a thread; yield its URL."""
+    import uvicorn
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen()
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+        sock.close()

@@ -8,9 +8,6 @@ reason, and appends good labels, keeping the history.
 from __future__ import annotations
 
 import re
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -86,31 +83,18 @@ def test_the_annotating_viewer_locks_and_appends(run_db: tuple[Path, str]) -> No
 
 # -- a person labelling in headless Chromium --------------------------------------------------
 
+from tests.view.data import serving  # noqa: E402
 from tests.view.test_browser import _REASON, CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
 
 @pytest.fixture
 def served(run_db: tuple[Path, str]) -> Iterator[tuple[str, Path, str]]:
-    import uvicorn
-
     db, run_id = run_db
-    store = Store(db, create=False)
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen()
-    app = create_app(db, annotator=Annotator(store, "bo"))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{sock.getsockname()[1]}", db, run_id
-    server.should_exit = True
-    thread.join(timeout=30)
-    sock.close()
-    store.close()
+    with (
+        Store(db, create=False) as store,
+        serving(create_app(db, annotator=Annotator(store, "bo"))) as base,
+    ):
+        yield base, db, run_id
 
 
 @pytest.mark.skipif(_REASON is not None, reason=_REASON or "")

@@ -15,9 +15,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,7 +23,7 @@ import pytest
 
 from scorekit.view import create_app
 
-from .data import EVIL, ViewerRuns, add_live_results, build_viewer_db
+from .data import EVIL, ViewerRuns, add_live_results, build_viewer_db, serving
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -60,23 +57,9 @@ pytestmark = pytest.mark.skipif(_REASON is not None, reason=_REASON or "")
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, ViewerRuns]]:
-    import uvicorn
-
     runs = build_viewer_db(tmp_path_factory.mktemp("browser") / "scorekit.db")
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen()
-    server = uvicorn.Server(uvicorn.Config(create_app(runs.db), log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{sock.getsockname()[1]}", runs
-    server.should_exit = True
-    thread.join(timeout=30)
-    sock.close()
+    with serving(create_app(runs.db)) as base:
+        yield base, runs
 
 
 @pytest.fixture(scope="module")

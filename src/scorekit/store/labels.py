@@ -31,6 +31,7 @@ __all__ = [
     "LabelSource",
     "add_labels",
     "current_labels",
+    "known_items",
     "label_history",
     "label_rows",
     "write_labels",
@@ -136,7 +137,7 @@ def add_labels(
     record = store.get_run(run)
     scorers = [s["id"] for s in record.scorers]
     given = list(given)
-    items = _known_items(store, record.id, {label.item_id for label in given})
+    items = known_items(store, record.id, {label.item_id for label in given})
     checked = [
         _checked(label, items, scorers, f"label {position}") for position, label in enumerate(given)
     ]
@@ -173,8 +174,12 @@ def write_labels(store: Store, rows: Sequence[Mapping[str, Any]]) -> None:
         raise StoreError(f"cannot write labels: {exc}") from exc
 
 
-def _known_items(store: Store, run_id: str, wanted: set[str]) -> set[str]:
-    """Which of ``wanted`` are items of the run (by the run-item index, in chunks)."""
+def known_items(store: Store, run_id: str, wanted: set[str]) -> set[str]:
+    """Which of ``wanted`` (item ids) are items of the run, read by the run-item index.
+
+    Raises:
+        StoreError: the read failed.
+    """
     names = sorted(str(item) for item in wanted)
     found: set[str] = set()
     try:

@@ -36,7 +36,7 @@ from scorekit.evals.gates import resolve_scorer_keys
 from scorekit.items import check_label
 from scorekit.store import Store
 from scorekit.store.alignments import save_alignment
-from scorekit.store.labels import HumanLabel, add_labels
+from scorekit.store.labels import HumanLabel, add_labels, known_items
 from scorekit.trust.alignment import align
 
 __all__ = ["align_command", "label", "read_labels_file"]
@@ -116,7 +116,7 @@ def label(
             record = store.get_run(run_id)
             scorer_ids = [s["id"] for s in record.scorers]
             found, refused = read_labels_file(labels_file, scorer_ids, author)
-            items = {r.item_id for r in store.results(record.id, light=True)}
+            items = known_items(store, record.id, {one.item_id for one in found})
             usable = []
             for one in found:
                 if one.item_id in items:
