@@ -1,4 +1,4 @@
-"""Stored alignments: saved by ``scorekit align``, shown for other runs, stale when the scorer differs."""
+"""Stored alignments: saved by ``scorekit align``, shown for other runs, stale when changed."""
 
 from __future__ import annotations
 
