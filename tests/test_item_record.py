@@ -48,17 +48,19 @@ EXPECTED_FIELDS = (
 
 def test_the_declaration_and_its_mirrors_name_the_same_fields() -> None:
     assert RECORD_FIELDS == EXPECTED_FIELDS
-    assert RESULT_FIELDS == tuple(name for name in RECORD_FIELDS if name != "context")
+    assert tuple(name for name in RECORD_FIELDS if name != "context") == RESULT_FIELDS
     assert set(CELLS) == set(RECORD_FIELDS)
     for record_class in (ScorerRun, EvalItem, ResultRecord):
         assert issubclass(record_class, ItemRecord), record_class
-    assert ITEM_FIELDS == {"id", "human_labels", "metadata", "trace", *RECORD_FIELDS}
+    assert {"id", "human_labels", "metadata", "trace", *RECORD_FIELDS} == ITEM_FIELDS
     result_fields = set(ScorerRunResult.model_fields)
     assert set(RESULT_FIELDS) <= result_fields
     assert not (set(RECORD_FIELDS) - set(RESULT_FIELDS)) & result_fields
     mapped = {f.name for f in fields(FieldMap) if f.type in ("str", str)}
     assert mapped == {*RECORD_FIELDS, "id"} == set(OPTIONAL_FIELDS) | {"output"}
-    configured = {name for name, info in FieldsConfig.model_fields.items() if info.annotation is str}
+    configured = {
+        name for name, info in FieldsConfig.model_fields.items() if info.annotation is str
+    }
     assert configured == mapped
     assert set(RECORD_FIELDS) <= set(results_table.c.keys())
 
