@@ -30,10 +30,14 @@ ITEM_FIELDS = frozenset({"id", *RECORD_FIELDS, "human_labels", "metadata", "trac
 (:data:`~scorekit.steps.RECORD_FIELDS`), human labels, metadata and the trace."""
 
 
+_WORDS = {"true": 1.0, "false": 0.0}
+"""Label words a CSV cell may hold (as JSON's ``true`` and ``false`` are read)."""
+
+
 def check_label(value: Any, where: str) -> float:
     """A human label as a number: 0 or 1 (``True``/``False`` too), or graded in ``[0, 1]``.
 
-    A text holding such a number (a CSV cell) is read as that number.
+    A text holding such a number, or ``true``/``false`` (a CSV cell), is read as that.
 
     Args:
         value: the label.
@@ -43,22 +47,30 @@ def check_label(value: Any, where: str) -> float:
         ConfigError: the label is not a number, not finite, or outside ``[0, 1]``
             (``field="human_labels"``), naming ``where``.
     """
-    number: float
-    if isinstance(value, (bool, int, float)):  # bool: True is 1
-        number = float(value)
-    elif isinstance(value, str):
-        try:
-            number = float(value.strip())
-        except ValueError:
-            number = math.nan
-    else:
+    number = math.nan
+    try:
+        if isinstance(value, (bool, int, float)):  # bool: True is 1
+            number = float(value)
+        elif isinstance(value, str):  # a CSV cell: a number, or true / false
+            text = value.strip().lower()
+            number = _WORDS[text] if text in _WORDS else float(text)
+    except (ValueError, OverflowError):  # not a number, or an integer past float's range
         number = math.nan
     if not math.isfinite(number) or not 0.0 <= number <= 1.0:
         raise ConfigError(
-            f"{where}: a human label must be a number in [0, 1] (0 or 1, or graded), not {value!r}",
+            f"{where}: a human label must be a number in [0, 1] (0 or 1, or graded), not "
+            f"{_shown(value)}",
             field="human_labels",
         )
     return number
+
+
+def _shown(value: Any) -> str:
+    """A refused value as the error shows it, cut to 60 characters (a huge number stays short)."""
+    text = (
+        repr(value) if not isinstance(value, int) or value.bit_length() < 200 else "a huge integer"
+    )
+    return text if len(text) <= 60 else f"{text[:57]}..."
 
 
 def _labels(value: Any, position: int) -> dict[str, float]:
@@ -69,9 +81,10 @@ def _labels(value: Any, position: int) -> dict[str, float]:
             f"item {position}: human_labels must map scorers to labels, not {type(value).__name__}",
             field="human_labels",
         )
-    return {
+    return {  # a null label is no label
         str(key): check_label(label, f"item {position}: human_labels.{key}")
         for key, label in value.items()
+        if label is not None
     }
 
 

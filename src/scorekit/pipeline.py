@@ -22,7 +22,7 @@ import math
 import numbers
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -454,7 +454,9 @@ def _checked_record(scorer_id: str, record: ScorerRun | None, given: dict[str, A
         )
     context = record.context
     if context is not None and (
-        isinstance(context, str) or not all(isinstance(piece, str) for piece in context)
+        isinstance(context, (str, bytes, Mapping))
+        or not isinstance(context, Sequence)
+        or not all(isinstance(piece, str) for piece in context)
     ):
         raise ConfigError("context must be a list of strings", field="context")
     return dataclasses.replace(

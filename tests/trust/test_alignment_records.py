@@ -36,8 +36,16 @@ def test_an_agreement_is_saved_and_shown_for_the_same_scorer_elsewhere(tmp_path:
     assert f"{SCORER}: stale agreement (the scorer's options), measured on run" in stale
     with Store(db) as store:
         record = store.get_run(unlabelled.run_id)
-        assert scorer_identity(record, SCORER) == {
-            "spec": record.scorers[0]["spec"],
+        assert scorer_identity(record, SCORER) == {  # the options with their defaults
+            "spec": {
+                "id": SCORER,
+                "options": {
+                    "compare_to": "auto",
+                    "ignore_case": True,
+                    "ignore_whitespace": True,
+                    "scale": 1.0,
+                },
+            },
             "judge": None,
             "prompt_version": None,
         }

@@ -45,7 +45,7 @@ def test_the_lower_bound_and_too_few_labels() -> None:
     assert few.failures == {SCORER: ["min_agreement: not enough labels (n = 7, need 20)"]}
     none = run_evals_sync(_items(labelled=0), [create_content_similarity_scorer()],
                           min_agreement={SCORER: {"auroc": 0.5}})  # fmt: skip
-    assert none.failures == {SCORER: ["min_agreement: no labelled item"]}
+    assert none.failures == {SCORER: ["min_agreement: no labelled item scored ok"]}
 
 
 @pytest.mark.parametrize(
@@ -53,7 +53,9 @@ def test_the_lower_bound_and_too_few_labels() -> None:
     [
         ({"faithfulness": {"auroc": 0.7}}, "'faithfulness' is not a scorer of this run"),
         ({SCORER: {"accuracy": 0.7}}, "'accuracy' is not a figure"),
-        ({SCORER: {"auroc": "high"}}, "auroc needs a finite number"),
+        ({SCORER: {"auroc": "high"}}, r"auroc needs a number in \[0, 1\], not 'high'"),
+        ({SCORER: {"auroc": 1.5}}, r"auroc needs a number in \[0, 1\]"),
+        ({SCORER: {"kappa.high": 0.5}}, "'kappa.high' is not a figure"),
         ({SCORER: {"auroc": 0.7, "bound": "lowest"}}, "bound is 'value' or 'low'"),
         ({SCORER: {}}, "give {figure: minimum}"),
     ],

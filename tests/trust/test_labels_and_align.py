@@ -113,7 +113,7 @@ def test_the_label_command_stores_good_lines_and_names_bad_ones(tmp_path: Path) 
     text = " ".join(done.output.split())
     assert f"{labels}:3: field 'human_labels': label of '{SCORER}'" in text
     assert f"{labels}:4: field 'scorer': scorer: 'faithfulness' is not a scorer" in text
-    assert f"{labels}: field 'item_id': no item 'q99'" in text
+    assert f"{labels}:5: field 'item_id': no item 'q99'" in text
     assert f"{labels}:6: field 'scorer': missing field 'scorer'" in text
     assert f"{labels}:7: not JSON" in text
     with Store(db) as store:

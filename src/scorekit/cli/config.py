@@ -177,7 +177,7 @@ class RunConfig(BaseModel):
     """The largest share of ``error`` results a scorer may have for the verdict to pass: one
     number for every scorer, or scorer (short name or id) → number; default 0 (any error
     fails), 1 turns the gate off (``--max-error-rate`` wins)."""
-    min_agreement: dict[str, dict[str, float | str]] | None = None
+    min_agreement: dict[str, dict[str, Annotated[float, Strict()] | str]] | None = None
     """Scorer → the least agreement with the items' human labels for the verdict to pass:
     ``{faithfulness: {kappa: 0.4, bound: low}}`` (docs/trust.md; ``--min-agreement`` wins)."""
     scorer_timeout: Annotated[float, Strict(), Field(ge=0, allow_inf_nan=False)] | None = 60.0

@@ -81,8 +81,8 @@ def parse_agreement_gates(raw: Sequence[str]) -> dict[str, dict[str, Any]]:
         ConfigError: a text not of that shape (``field="min-agreement"``).
 
     Example:
-        >>> parse_agreement_gates(["faithfulness:kappa.low=0.4", "context-relevance:auroc=0.7"])
-        {'faithfulness': {'kappa': 0.4, 'bound': 'low'}, 'context-relevance': {'auroc': 0.7}}
+        >>> parse_agreement_gates(["faithfulness:kappa.low=0.4", "faithfulness:auroc=0.7"])
+        {'faithfulness': {'kappa.low': 0.4, 'auroc': 0.7}}
     """
     gates: dict[str, dict[str, Any]] = {}
     pairs = parse_pairs(raw, flag="--min-agreement", what="scorer:figure=minimum")
@@ -93,11 +93,7 @@ def parse_agreement_gates(raw: Sequence[str]) -> dict[str, dict[str, Any]]:
                 f"--min-agreement {key}={value}: expected scorer:figure=minimum",
                 field="min-agreement",
             )
-        spec = gates.setdefault(scorer, {})
-        if figure.endswith(".low"):
-            figure = figure.removesuffix(".low")
-            spec["bound"] = "low"
-        spec[figure] = value
+        gates.setdefault(scorer, {})[figure] = value  # FIGURE.low: checked by run_evals
     return gates
 
 
@@ -383,6 +379,8 @@ def plan_from_config(
             raise _at_scorer(exc, index, spec.options) from exc
     target = load_target(config.target, config.base_dir) if config.target else None
     fields = config.data.fields.field_map()
+    # a label column for no scorer of the run is a mistake in the config, refused before scoring
+    resolve_scorer_keys(dict(fields.labels), [s.id for s in scorers], field="data.fields.labels")
     if correlate:
         fields = FieldMap(**{**fields.__dict__, "extra": (*fields.extra, correlate)})
     path = config.resolve(config.data.path)

@@ -258,14 +258,20 @@ def record_item(
             name = getattr(fields, key)
             return EvalItem(id=item_id, load_error=f"{at}: field {name!r}: {exc}")
     labels = record.get("human_labels")
-    if labels == "":  # an empty CSV cell: no labels
+    if isinstance(labels, str) and not labels.strip():  # an empty CSV cell: no labels
         labels = None
     if cells and labels is not None:
         try:
             labels = _json_cell(labels)
         except ValueError as exc:
             return EvalItem(id=item_id, load_error=f"{at}: field 'human_labels': {exc}")
-    labels = dict(labels) if isinstance(labels, Mapping) else labels
+    if labels is not None and not isinstance(labels, Mapping):
+        return EvalItem(
+            id=item_id,
+            load_error=f"{at}: field 'human_labels': must map scorers to labels, as "
+            '{"faithfulness": 1}',
+        )
+    labels = dict(labels) if labels is not None else None
     for scorer, name in fields.labels:
         if record.get(name) not in (None, ""):
             labels = {**(labels or {}), scorer: record[name]}
@@ -399,7 +405,9 @@ def _delimited(
                     f"{path}: the header names column {doubled[0]!r} more than once",
                     field=doubled[0],
                 )
-            absent = [name for name in fields.names_required() if name not in names]
+            # a label column named for a scorer must exist too (its cells may be empty)
+            named = [*fields.names_required(), *(column for _, column in fields.labels)]
+            absent = [name for name in named if name not in names]
             if absent:
                 raise ConfigError(
                     f"{path}: no column {absent[0]!r} in the header ({', '.join(names)})"

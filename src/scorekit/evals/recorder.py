@@ -11,6 +11,8 @@ its runs the same way, as ``LIVE`` (sampled calls of an application) or ``TRACE`
 from __future__ import annotations
 
 import contextlib
+import inspect
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -127,10 +129,31 @@ def _scorer_row(scorer: Scorer | Mapping[str, Any]) -> dict[str, Any]:
     spec = _spec_of(scorer)
     if spec is not None:
         row["spec"] = spec
+        options = _options_with_defaults(scorer)
+        if options is not None:  # defaults filled: the same scorer compares equal however given
+            row["options"] = options
     if scorer.judge is not None:  # what an agreement measured on the run is tied to
         row["judge"] = scorer.judge.model_id
         row["prompt_version"] = PROMPT_VERSION
     return row
+
+
+def _options_with_defaults(scorer: Scorer) -> dict[str, Any] | None:
+    """A registry-built scorer's options with its factory's defaults filled in, as JSON data."""
+    from scorekit.scorers.registry import ScorerSpec, get_entry  # loaded by build_scorer already
+
+    spec = scorer.spec
+    if not isinstance(spec, ScorerSpec):
+        return None
+    try:
+        parameters = inspect.signature(get_entry(spec.name).factory).parameters.values()
+    except (ConfigError, TypeError, ValueError):
+        return None
+    full = {p.name: p.default for p in parameters
+            if p.default is not inspect.Parameter.empty and p.name != "model"}  # fmt: skip
+    full.update(spec.options)
+    data: dict[str, Any] = json.loads(json.dumps(full, sort_keys=True, default=repr))
+    return data
 
 
 class RunRecorder:

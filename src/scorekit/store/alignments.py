@@ -33,11 +33,15 @@ __all__ = ["StoredAlignment", "latest_alignments", "save_alignment", "scorer_ide
 def scorer_identity(run: RunRecord, scorer_id: str) -> dict[str, Any]:
     """What a scorer was in a run: ``{"spec", "judge", "prompt_version"}`` (``None`` unknown).
 
-    ``spec`` is the registry spec the run stored (name and options), else ``{"id": ...}``.
+    ``spec`` is the scorer's id and its options with the factory's defaults filled in (as the
+    run recorded them; a run that recorded none: its registry spec, else the id alone), so that
+    an option given at its default value is the same scorer.
     """
     row = next((s for s in run.scorers if s.get("id") == scorer_id), {"id": scorer_id})
+    options = row.get("options")
+    spec = {"id": scorer_id, "options": options} if options is not None else row.get("spec")
     return {
-        "spec": row.get("spec") or {"id": scorer_id},
+        "spec": spec or {"id": scorer_id},
         "judge": row.get("judge"),
         "prompt_version": row.get("prompt_version"),
     }

@@ -27,6 +27,7 @@ from scorekit.store.tables import labels, results
 
 __all__ = [
     "LABEL_SOURCES",
+    "NOTE_CHARS",
     "HumanLabel",
     "LabelSource",
     "add_labels",

@@ -20,11 +20,11 @@ import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from scorekit.errors import StoreError
 from scorekit.items import ItemResult
-from scorekit.store.labels import label_rows, write_labels
+from scorekit.store.labels import current_labels, label_rows, write_labels
 from scorekit.store.records import HEARTBEAT_S, RunSource
 from scorekit.store.rows import result_rows
 
@@ -71,6 +71,7 @@ class ResultWriter:
         self._source: RunSource = source
         self._run_id = run_id
         self._replace = replace
+        self._labelled: set[tuple[str, str]] | None = None  # a resumed run's labelled pairs
         self._max_pending = max_pending
         self._pending: list[_Finished] = []
         self._closing = False
@@ -113,12 +114,7 @@ class ResultWriter:
                     )
                 ]
                 self._store.write_results(rows, replace=self._replace)
-                write_labels(self._store, [
-                    row
-                    for done in batch
-                    if not done.outcome.stored  # a resumed item's labels are stored already
-                    for row in label_rows(self._run_id, done.outcome, done.created_at)
-                ])  # fmt: skip
+                write_labels(self._store, self._new_labels(batch))
             except Exception as exc:
                 with self._cond:
                     self._error = (
@@ -133,6 +129,20 @@ class ResultWriter:
             with self._cond:
                 self.written += len(batch)
                 self._cond.notify_all()
+
+    def _new_labels(self, batch: list[_Finished]) -> list[dict[str, Any]]:
+        """The dataset labels of a batch's items, but those the run already holds.
+
+        A resumed run scores some items again; their dataset labels are stored already, and
+        a label set since (``scorekit label``, the viewer) must stay the latest.
+        """
+        rows = [row for done in batch for row in label_rows(self._run_id, done.outcome,
+                                                            done.created_at)]  # fmt: skip
+        if not rows or not self._replace:
+            return rows
+        if self._labelled is None:
+            self._labelled = set(current_labels(self._store, self._run_id))
+        return [r for r in rows if (r["item_id"], r["scorer_id"]) not in self._labelled]
 
     def _beat(self) -> None:
         """Write the run's heartbeat; a failure is not the run's (the results are what count)."""

@@ -290,11 +290,15 @@ def agreement(
         )
     if resamples < 100:
         raise ConfigError(f"resamples must be at least 100, not {resamples}", field="resamples")
+    if not math.isfinite(threshold):
+        raise ConfigError(
+            f"threshold must be a finite number, not {threshold!r}", field="threshold"
+        )
     n, positives = int(x.size), int((y >= 0.5).sum())
     graded = bool(((y > 0.0) & (y < 1.0)).any())
     base = Agreement(n=n, positives=positives, threshold=float(threshold), graded=graded)
-    if n < min_labels:
-        return replace(base, not_enough=f"not enough labels (n = {n}, need {min_labels})")
+    if n < max(min_labels, 1):
+        return replace(base, not_enough=f"not enough labels (n = {n}, need {max(min_labels, 1)})")
     exact = cells_of([x, y])
     point = _Table.of(exact, exact.counts[None, :])
     sampled_cells = for_resampling([x, y])

@@ -4,10 +4,11 @@
 figure of :func:`~scorekit.trust.agreement.agreement`::
 
     {"context-relevance": {"auroc": 0.7}}
-    {"faithfulness": {"kappa": 0.4, "bound": "low"}}   # the interval's lower bound
+    {"faithfulness": {"kappa.low": 0.4, "auroc": 0.7}}  # κ's interval lower bound, AUROC
+    {"faithfulness": {"kappa": 0.4, "bound": "low"}}    # "bound": the unsuffixed figures'
 
-A gated scorer fails the verdict when a figure (or, with ``"bound": "low"``, its 95 %
-interval's lower bound) is below its minimum, when the figure is undefined on the labels (one
+A gated scorer fails the verdict when a figure (or, for ``FIGURE.low``, its 95 % interval's
+lower bound) is below its minimum, when the figure is undefined on the labels (one
 label only), or when the run has fewer labelled items than the minimum: a gate that cannot be
 checked is not passed. The figures are stored with the run (its config's ``label_agreement``,
 beside ``min_agreement``), so ``show``, the report and the viewer give the verdict's reasons
@@ -36,6 +37,9 @@ __all__ = [
 
 AGREEMENT_FIGURES = ("balanced_accuracy", "kappa", "auroc", "pearson", "spearman")
 """The figures a gate may set a minimum on."""
+
+_RANGES = {"balanced_accuracy": (0.0, 1.0), "auroc": (0.0, 1.0)}
+"""The figures that are shares; κ, Pearson's r and Spearman's ρ lie in [-1, 1]."""
 
 GATES_KEY = "min_agreement"
 """Where a run's config stores its gates (scorer id → ``{figure: minimum, "bound": ...}``)."""
@@ -81,26 +85,33 @@ def check_min_agreement(raw: Any, scorer_ids: Sequence[str]) -> dict[str, list[A
             raise ConfigError(
                 f"{where}: give {{figure: minimum}}, e.g. {{auroc: 0.7}}", field="min_agreement"
             )
-        bound = spec.get("bound", "value")
-        if bound not in ("value", "low"):
-            raise ConfigError(f"{where}: bound is 'value' or 'low', not {bound!r}",
+        default = spec.get("bound", "value")
+        if default not in ("value", "low"):
+            raise ConfigError(f"{where}: bound is 'value' or 'low', not {default!r}",
                               field="min_agreement")  # fmt: skip
         found = []
-        for figure, minimum in spec.items():
-            if figure == "bound":
+        for key, minimum in spec.items():
+            if key == "bound":
                 continue
-            if figure not in AGREEMENT_FIGURES:
+            figure, dot, suffix = str(key).partition(".")
+            if figure not in AGREEMENT_FIGURES or (dot and suffix != "low"):
                 raise ConfigError(
-                    f"{where}: {figure!r} is not a figure; figures: {', '.join(AGREEMENT_FIGURES)}",
+                    f"{where}: {key!r} is not a figure; figures: {', '.join(AGREEMENT_FIGURES)} "
+                    "(FIGURE.low: its interval's lower bound)",
                     field="min_agreement",
                 )
+            low, high = _RANGES.get(figure, (-1.0, 1.0))
             if (
                 isinstance(minimum, bool)
                 or not isinstance(minimum, (int, float))
-                or not (math.isfinite(minimum))
+                or not math.isfinite(minimum)
+                or not low <= minimum <= high
             ):
-                raise ConfigError(f"{where}: {figure} needs a finite number, not {minimum!r}",
-                                  field="min_agreement")  # fmt: skip
+                raise ConfigError(
+                    f"{where}: {key} needs a number in [{low:g}, {high:g}], not {minimum!r}",
+                    field="min_agreement",
+                )
+            bound: Literal["value", "low"] = "low" if dot else default
             found.append(AgreementGate(figure, float(minimum), bound))
         if not found:
             raise ConfigError(f"{where}: no figure given", field="min_agreement")
@@ -123,7 +134,7 @@ def agreement_failures(
         reasons: list[str] = []
         data = figures.get(scorer_id)
         if data is None:
-            reasons.append("min_agreement: no labelled item")
+            reasons.append("min_agreement: no labelled item scored ok")
         elif data.get("not_enough"):
             reasons.append(f"min_agreement: {data['not_enough']}")
         else:
@@ -155,10 +166,10 @@ def stored_agreement_failures(config: Any) -> dict[str, list[str]]:
 
 def gates_to_config(gates: Mapping[str, Sequence[AgreementGate]]) -> dict[str, dict[str, Any]]:
     """The gates as the JSON a run's config stores (what :func:`check_min_agreement` reads)."""
-    stored: dict[str, dict[str, Any]] = {}
-    for scorer_id, wanted in gates.items():
-        spec: dict[str, Any] = {gate.figure: gate.minimum for gate in wanted}
-        if any(gate.bound == "low" for gate in wanted):
-            spec["bound"] = "low"
-        stored[scorer_id] = spec
-    return stored
+    return {
+        scorer_id: {
+            (f"{gate.figure}.low" if gate.bound == "low" else gate.figure): gate.minimum
+            for gate in wanted
+        }
+        for scorer_id, wanted in gates.items()
+    }

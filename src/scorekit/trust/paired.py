@@ -12,7 +12,9 @@ For the ``n`` items scored ``ok`` in both runs, ``d = score_B − score_A``:
   one run only, whether B's are more than chance (two-sided binomial test of ``b`` vs ``c``
   at ½; McNemar, 1947).
 
-The verdict is ``"no detectable difference"`` whenever the interval spans 0.
+The verdict names a change only when the interval excludes 0 and the permutation p-value is at
+most :data:`ALPHA` (a percentile interval alone is too sure of itself on few differing items);
+otherwise it is ``"no detectable difference"``.
 """
 
 from __future__ import annotations
@@ -25,9 +27,16 @@ import numpy as np
 
 from scorekit.errors import ConfigError
 from scorekit.trust.agreement import Interval, finite
-from scorekit.trust.resampling import Floats, for_resampling, prefer_items, resampled_counts
+from scorekit.trust.resampling import (
+    Floats,
+    check_seed,
+    for_resampling,
+    prefer_items,
+    resampled_counts,
+)
 
 __all__ = [
+    "ALPHA",
     "DEFAULT_PAIRED_RESAMPLES",
     "McNemar",
     "PairedComparison",
@@ -37,6 +46,11 @@ __all__ = [
 
 DEFAULT_PAIRED_RESAMPLES = 10_000
 """Bootstrap resamples and sign flips of a paired comparison."""
+
+ALPHA = 0.05
+"""A change is called (``B higher``/``B lower``) only when its 95 % interval excludes 0 *and*
+the permutation test rejects "no difference" at this level: a percentile interval alone is
+too sure of itself on a few differing items (one paired item gives an interval of one point)."""
 
 
 @dataclass(frozen=True)
@@ -64,8 +78,8 @@ class PairedComparison:
         mean_a, mean_b: the two runs' means over those items.
         difference: ``mean_b − mean_a`` with its 95 % bootstrap interval.
         p_value: the sign-flip permutation test's two-sided p-value.
-        verdict: ``"B higher"``, ``"B lower"`` (the interval excludes 0) or
-            ``"no detectable difference"``.
+        verdict: ``"B higher"``, ``"B lower"`` (the interval excludes 0 and ``p_value`` is
+            at most :data:`ALPHA`) or ``"no detectable difference"``.
         mcnemar: the pass/fail test, when a threshold was given.
     """
 
@@ -122,7 +136,7 @@ def mcnemar(only_a: int, only_b: int) -> McNemar:
 
 def _sign_flipped_means(magnitudes: Floats, resamples: int, seed: int) -> Floats:
     """``resamples`` means of the magnitudes, each with random signs (the null's draws)."""
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
     n = magnitudes.size
     cells = for_resampling([magnitudes])  # per distinct magnitude, how many flip up
     if prefer_items(n, cells.counts.size, resamples):
@@ -174,9 +188,9 @@ def paired_comparison(
     flipped = _sign_flipped_means(np.abs(d), resamples, seed + 1)
     extreme = int((np.abs(flipped) >= abs(observed) - 1e-12).sum())
     p_value = (1 + extreme) / (1 + resamples) if observed != 0.0 else 1.0
-    if low > 0.0:
+    if low > 0.0 and p_value <= ALPHA:
         verdict = "B higher"
-    elif high < 0.0:
+    elif high < 0.0 and p_value <= ALPHA:
         verdict = "B lower"
     else:
         verdict = "no detectable difference"

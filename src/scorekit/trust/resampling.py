@@ -21,11 +21,14 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from scorekit.errors import ConfigError
+
 __all__ = [
     "ITEM_DRAWS",
     "MAX_CELLS",
     "Cells",
     "cells_of",
+    "check_seed",
     "for_resampling",
     "prefer_items",
     "resampled_counts",
@@ -99,6 +102,17 @@ def for_resampling(columns: list[Floats]) -> Cells:
     return cells_of([_gridded(c) if len(np.unique(c)) > MAX_CELLS else c for c in columns])
 
 
+def check_seed(seed: int) -> int:
+    """``seed`` when it is an integer >= 0 (what numpy's generators take).
+
+    Raises:
+        ConfigError: anything else (``field="seed"``).
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ConfigError(f"seed must be an integer >= 0, not {seed!r}", field="seed")
+    return seed
+
+
 def resampled_counts(cells: Cells, resamples: int, seed: int) -> NDArray[np.int64]:
     """``(resamples, K)`` counts: each row one bootstrap resample of the ``n`` items.
 
@@ -107,7 +121,7 @@ def resampled_counts(cells: Cells, resamples: int, seed: int) -> NDArray[np.int6
         resamples: how many resamples, ``>= 1``.
         seed: the generator's seed (``numpy.random.default_rng``): the same seed, the same rows.
     """
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
     n, k = cells.n, cells.counts.size
     if prefer_items(n, k, resamples):  # few items per cell: draw them, count each cell's
         cell_of_item = np.repeat(np.arange(k), cells.counts)

@@ -96,7 +96,8 @@ async def label_action(request: Request) -> Response:
         raise HTTPException(405, "the viewer was started read-only")
     form = await _form(request)
     token = form.get("token", "")
-    if not secrets.compare_digest(token, annotator.token) or not _same_origin(request):
+    given = token.encode("utf-8", errors="replace")  # bytes: any text compares, none matches
+    if not secrets.compare_digest(given, annotator.token.encode()) or not _same_origin(request):
         raise HTTPException(403, "this form did not come from this viewer session")
     run, item_id = request.path_params["run"], form.get("item_id", "")
     scorer_id, value = form.get("scorer_id", ""), form.get("label", "").strip()

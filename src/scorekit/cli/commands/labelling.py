@@ -36,7 +36,7 @@ from scorekit.evals.gates import resolve_scorer_keys
 from scorekit.items import check_label
 from scorekit.store import Store
 from scorekit.store.alignments import save_alignment
-from scorekit.store.labels import HumanLabel, add_labels, known_items
+from scorekit.store.labels import NOTE_CHARS, HumanLabel, add_labels, known_items
 from scorekit.trust.alignment import align
 
 __all__ = ["align_command", "label", "read_labels_file"]
@@ -57,11 +57,17 @@ def _line_labels(data: Any, scorer_ids: list[str], author: str | None) -> list[H
         if "scorer" not in data or "label" not in data:
             missing = "scorer" if "scorer" not in data else "label"
             raise ConfigError(f"missing field {missing!r}", field=missing)
+        if not isinstance(data["scorer"], str):
+            raise ConfigError("a scorer is named by a string", field="scorer")
         by_scorer = {data["scorer"]: data["label"]}
     if not isinstance(item_id, (str, int)) or isinstance(item_id, bool):
         raise ConfigError("missing field 'item_id' (a string)", field="item_id")
     resolved = resolve_scorer_keys(by_scorer, scorer_ids, field="scorer")
     note, who = data.get("note"), data.get("author", author)
+    if note is not None and (not isinstance(note, str) or len(note) > NOTE_CHARS):
+        raise ConfigError(f"a note is text of at most {NOTE_CHARS} characters", field="note")
+    if who is not None and not isinstance(who, str):
+        raise ConfigError("the author is a name (text)", field="author")
     return [
         HumanLabel(str(item_id), sid, check_label(value, f"label of {sid!r}"), note, who)
         for sid, value in resolved.items()
@@ -70,11 +76,12 @@ def _line_labels(data: Any, scorer_ids: list[str], author: str | None) -> list[H
 
 def read_labels_file(
     path: Path, scorer_ids: list[str], author: str | None = None
-) -> tuple[list[HumanLabel], list[str]]:
+) -> tuple[list[tuple[int, HumanLabel]], list[str]]:
     """Read a labels file (see the module docstring).
 
     Returns:
-        The usable labels, and one message per refused line (``file:line: field 'x': why``).
+        The usable labels with their line numbers, and one message per refused line
+        (``file:line: field 'x': why``).
 
     Raises:
         ConfigError: the file cannot be read or is not UTF-8.
@@ -83,13 +90,15 @@ def read_labels_file(
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read it ({exc})", field="labels") from exc
-    found: list[HumanLabel] = []
+    found: list[tuple[int, HumanLabel]] = []
     refused: list[str] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            found.extend(_line_labels(json.loads(line), scorer_ids, author))
+            found.extend(
+                (number, one) for one in _line_labels(json.loads(line), scorer_ids, author)
+            )
         except json.JSONDecodeError as exc:
             refused.append(f"{path}:{number}: not JSON ({exc.msg})")
         except ConfigError as exc:
@@ -116,13 +125,15 @@ def label(
             record = store.get_run(run_id)
             scorer_ids = [s["id"] for s in record.scorers]
             found, refused = read_labels_file(labels_file, scorer_ids, author)
-            items = known_items(store, record.id, {one.item_id for one in found})
+            items = known_items(store, record.id, {one.item_id for _, one in found})
             usable = []
-            for one in found:
+            for number, one in found:
                 if one.item_id in items:
                     usable.append(one)
                 else:
-                    refused.append(f"{labels_file}: field 'item_id': no item {one.item_id!r}")
+                    refused.append(
+                        f"{labels_file}:{number}: field 'item_id': no item {one.item_id!r}"
+                    )
             written = add_labels(store, record.id, usable, source="file")
         except ScorekitError as exc:
             raise fail(exc) from exc
@@ -147,7 +158,7 @@ def align_command(
     json_out: Annotated[
         Path | None, typer.Option("--json", help="Also write the figures as JSON here")
     ] = None,
-    seed: Annotated[int, typer.Option(help="Bootstrap seed")] = 0,
+    seed: Annotated[int, typer.Option(min=0, help="Bootstrap seed")] = 0,
     save: Annotated[
         bool,
         typer.Option(
@@ -161,7 +172,8 @@ def align_command(
     try:
         store = Store(db, create=False) if save else open_store(db)
     except ScorekitError as exc:
-        raise fail(exc) from exc
+        hint = " (--no-save reads it without storing the agreement)" if save else ""
+        raise fail(ConfigError(f"{exc}{hint}")) from exc
     with store:
         try:
             record = store.get_run(run_id)

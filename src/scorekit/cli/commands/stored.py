@@ -149,13 +149,15 @@ def compare(
         list[str] | None,
         typer.Option(help="SCORER=X: the pass threshold of McNemar's test (default 0.5)"),
     ] = None,
-    seed: Annotated[int, typer.Option(help="Bootstrap and permutation seed")] = 0,
+    seed: Annotated[int, typer.Option(min=0, help="Bootstrap and permutation seed")] = 0,
 ) -> None:
     """Show each scorer's change from RUN_A to RUN_B and the items that regressed most.
 
     The paired change per scorer comes with a 95 % bootstrap interval, a sign-flip
     permutation p-value and McNemar's test of the pass/fail flips (docs/trust.md).
     """
+    if significant and fail_on_regression is None:
+        raise fail(ConfigError("--significant qualifies --fail-on-regression: give both"))
     with open_store(db) as store:
         try:
             a, b = store.get_run(run_a), store.get_run(run_b)

@@ -93,6 +93,8 @@ def view(
         ) from exc
     from scorekit.view.annotation import Annotator
 
+    if author is not None and not annotate:
+        raise fail(ConfigError("--author names who labels: give it with --annotate"))
     annotator = None
     try:
         database = ViewDatabase(db)
