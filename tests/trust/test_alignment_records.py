@@ -109,5 +109,28 @@ def test_the_report_shows_the_trust_table_and_the_stored_agreement(tmp_path: Pat
         other = write_report(store, unlabelled.run_id, tmp_path / "other.html").read_text()
     assert "How far the scores can be trusted" in own and ">ppi<" in own
     assert "0.80 [" in own  # the balanced accuracy with its interval
-    assert ">bootstrap<" in other
+    assert "How far the scores can be trusted" not in other  # no labels of its own
     assert f"measured on run {labelled.run_id[:8]} (30 labels), same judge and prompts" in other
+
+
+def test_the_viewer_run_page_shows_the_agreement_and_the_stored_note(tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    from scorekit.view import create_app
+
+    db = tmp_path / "x.db"
+    labelled = run_evals_sync(_items(), [build_scorer("content-similarity")], store=db)
+    unlabelled = run_evals_sync(_items(labelled=0), [build_scorer("content-similarity")],
+                                store=db)  # fmt: skip
+    plain_db = tmp_path / "plain.db"
+    plain = run_evals_sync(_items(labelled=0), [build_scorer("content-similarity")],
+                           store=plain_db)  # fmt: skip
+    assert CliRunner().invoke(app, ["align", labelled.run_id, "--db", str(db)]).exit_code == 0
+    with TestClient(create_app(db), base_url="http://127.0.0.1:8088") as client:
+        own = client.get(f"/runs/{labelled.run_id}").text
+        other = client.get(f"/runs/{unlabelled.run_id}").text
+    assert "Agreement with human labels" in own and "30/40" in own and "(ppi)" in own
+    assert "same judge and prompts" in other and "Agreement with human labels" not in other
+    with TestClient(create_app(plain_db), base_url="http://127.0.0.1:8088") as client:
+        page = client.get(f"/runs/{plain.run_id}").text
+    assert "trust-note" not in page and "Agreement with human labels" not in page

@@ -32,7 +32,6 @@ __all__ = [
     "correlation_table",
     "format_change",
     "format_time",
-    "means_table",
     "means_text",
     "paired_table",
     "providers_table",
@@ -277,26 +276,6 @@ def alignment_table(found: Mapping[str, Alignment]) -> Table:
             _figure(figures.best_threshold),
             _figure(figures.spearman),
             mean,
-        )
-    return table
-
-
-def means_table(found: Mapping[str, Alignment]) -> Table:
-    """Each scorer's mean with its 95 % interval (bootstrap over items; PPI with labels)."""
-    table = Table(title="means with 95 % intervals")
-    for heading in ("scorer", "items", "mean", "interval", "method"):
-        table.add_column(heading, justify="left" if heading in ("scorer", "method") else "right")
-    for sid, one in found.items():
-        estimate = one.estimate
-        if estimate is None:
-            table.add_row(Text(sid), "0", "—", "—", "no ok score")
-            continue
-        table.add_row(
-            Text(sid),
-            str(one.scored),
-            f"{estimate.mean:.4f}",
-            f"[{estimate.low:.4f}, {estimate.high:.4f}]",
-            estimate.method,
         )
     return table
 

@@ -21,6 +21,7 @@ from scorekit.errors import ConfigError
 from scorekit.report.formats import pretty, templates
 from scorekit.report.histogram import Bin, bins_of
 from scorekit.store.alignments import latest_alignments
+from scorekit.store.labels import has_labels
 from scorekit.store.records import ResultRecord, RunRecord, stored_error_limits
 from scorekit.store.store import Store
 from scorekit.summary import ScoreSummary
@@ -167,7 +168,7 @@ def render_report(store: Store, run_ref: str, *, max_items: int = DEFAULT_MAX_IT
         if run.status == "finished"
         else {}
     )
-    trust = align(store, run.id)
+    trust = align(store, run.id) if has_labels(store, run.id) else {}
     notes = stored_alignment_notes(latest_alignments(store, run), own=run.id)
     template = _environment().get_template("report.html.j2")
     return template.render(

@@ -32,6 +32,7 @@ __all__ = [
     "LabelSource",
     "add_labels",
     "current_labels",
+    "has_labels",
     "known_items",
     "label_history",
     "label_rows",
@@ -202,6 +203,22 @@ def known_items(store: Store, run_id: str, wanted: set[str]) -> set[str]:
 
 def _has_labels_table(store: Database) -> bool:
     return bool(inspect(store.engine).has_table(labels.name))
+
+
+def has_labels(store: Database, run_id: str) -> bool:
+    """Whether any human label is stored for the run (one indexed look-up).
+
+    Raises:
+        StoreError: the read failed.
+    """
+    if not _has_labels_table(store):
+        return False
+    try:
+        with store.engine.connect() as conn:
+            found = conn.execute(select(labels.c.id).where(labels.c.run_id == run_id).limit(1))
+            return found.first() is not None
+    except SQLAlchemyError as exc:
+        raise StoreError(f"cannot read labels: {exc}", run_id=run_id) from exc
 
 
 def _label(row: Any) -> HumanLabel:

@@ -51,6 +51,8 @@ class ViewDatabase(Database):
 
     def __init__(self, db: str | Path | None = None) -> None:
         super().__init__(db, create=False, read_only=True)
+        self.source = db
+        """What the database was opened from (``--db``), for a second read-only connection."""
 
     def _prepare(self, create: bool) -> None:
         """Refuse a database without scorekit's tables or with an older schema (no writes)."""

@@ -17,9 +17,12 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from scorekit.report.histogram import bins_of
-from scorekit.store.labels import current_labels, label_history
+from scorekit.store import Store
+from scorekit.store.alignments import latest_alignments
+from scorekit.store.labels import current_labels, has_labels, label_history
 from scorekit.store.records import RUN_SOURCES, RunRecord, run_record, stored_error_limits
 from scorekit.store.tables import runs
+from scorekit.trust.alignment import align, stored_alignment_notes
 from scorekit.trust.min_agreement import stored_agreement_failures
 from scorekit.verdict import error_rate, scorer_failures
 from scorekit.view import params
@@ -104,6 +107,23 @@ def runs_page(request: Request) -> Response:
     )
 
 
+def _trust(request: Request, run: RunRecord) -> tuple[dict[str, Any], list[str]]:
+    """A run's agreement with its labels, and the notes of agreements stored for its scorers.
+
+    The agreement reads every score, so only a run with labels gets one; it is read through a
+    read-only store of the same database, opened once per app.
+    """
+    database = _database(request)
+    if not has_labels(database, run.id) and not latest_alignments(database, run):
+        return {}, []
+    store = getattr(request.app.state, "trust_store", None)
+    if store is None:
+        store = request.app.state.trust_store = Store(database.source, create=False,
+                                                      read_only=True)  # fmt: skip
+    trust = align(store, run.id) if has_labels(database, run.id) else {}
+    return trust, stored_alignment_notes(latest_alignments(database, run), own=run.id)
+
+
 def run_page(request: Request) -> Response:
     """``/runs/{run}``: the summary, histograms and judge usage; the items, paged and sorted."""
     ref = request.path_params["run"]
@@ -128,9 +148,12 @@ def run_page(request: Request) -> Response:
         else {}
     )
     ended = run.finished_at or datetime.now(timezone.utc)
+    trust, notes = _trust(request, run)
     return _render(
         request,
         "run.html.j2",
+        trust=trust,
+        trust_notes=notes,
         run=run,
         stats=stats,
         names=_names(run),

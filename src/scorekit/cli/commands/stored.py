@@ -20,6 +20,7 @@ from scorekit.errors import ConfigError, ScorekitError
 from scorekit.report import DEFAULT_MAX_ITEMS, write_report
 from scorekit.store import Store
 from scorekit.store.alignments import latest_alignments
+from scorekit.store.labels import has_labels
 from scorekit.store.records import RunRecord, ScorerChange, stored_error_limits
 from scorekit.trust.alignment import align, stored_alignment_notes
 from scorekit.trust.min_agreement import stored_agreement_failures
@@ -84,7 +85,8 @@ def show(
             record = store.get_run(run_id)
             summaries = store.run_summaries(record)
             items = item_count(store, record)
-            trust = align(store, record.id)
+            # the trust figures read every score: only for a run with labels to align with
+            trust = align(store, record.id) if has_labels(store, record.id) else {}
             borrowed = latest_alignments(store, record)
         except ScorekitError as exc:
             raise fail(exc) from exc
@@ -111,10 +113,8 @@ def show(
     found = record.config.get(AGREEMENT_KEY) if isinstance(record.config, dict) else None
     if isinstance(found, dict):
         out().print(console.correlation_table(found))
-    if any(one.labelled for one in trust.values()):
+    if trust:
         out().print(console.alignment_table(trust))
-    elif any(one.estimate is not None for one in trust.values()):
-        out().print(console.means_table(trust))
     for line in stored_alignment_notes(borrowed, own=record.id):
         out().print(line, markup=False, highlight=False)
     took = None
