@@ -73,3 +73,19 @@ def test_a_threshold_names_a_scorer_of_the_run(tmp_path: Path) -> None:
     )
     assert good.exit_code == 0, good.output
     assert "(0↓ 1↑)" in good.output
+
+
+def test_the_viewer_compare_page_shows_the_paired_change(tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    from scorekit.view import create_app
+
+    db = tmp_path / "x.db"
+    a = np.round(np.random.default_rng(4).random(60), 4)
+    run_a, run_b = _run(db, a, "baseline"), _run(db, np.round(np.clip(a + 0.2, 0, 1), 4), "up")
+    with Store(db) as store:
+        expected = compare_runs(store, run_a, run_b)["given"]
+    with TestClient(create_app(db), base_url="http://127.0.0.1:8088") as client:
+        page = client.get("/compare", params={"a": run_a, "b": run_b}).text
+    assert "Paired change, B − A" in page and '<td class="verdict">B higher</td>' in page
+    assert f"{expected.p_value:.4f}" in page

@@ -24,6 +24,7 @@ from scorekit.store.records import RUN_SOURCES, RunRecord, run_record, stored_er
 from scorekit.store.tables import runs
 from scorekit.trust.alignment import align, stored_alignment_notes
 from scorekit.trust.min_agreement import stored_agreement_failures
+from scorekit.trust.paired_runs import compare_runs
 from scorekit.verdict import error_rate, scorer_failures
 from scorekit.view import params
 from scorekit.view.comparison import list_pairs, scorer_deltas
@@ -107,6 +108,18 @@ def runs_page(request: Request) -> Response:
     )
 
 
+def _trust_store(request: Request) -> Store:
+    """A read-only :class:`~scorekit.store.Store` of the viewer's database, opened once per app.
+
+    The trust statistics read through the store's own queries.
+    """
+    store: Store | None = getattr(request.app.state, "trust_store", None)
+    if store is None:
+        store = Store(_database(request).source, create=False, read_only=True)
+        request.app.state.trust_store = store
+    return store
+
+
 def _trust(request: Request, run: RunRecord) -> tuple[dict[str, Any], list[str]]:
     """A run's agreement with its labels, and the notes of agreements stored for its scorers.
 
@@ -116,11 +129,7 @@ def _trust(request: Request, run: RunRecord) -> tuple[dict[str, Any], list[str]]
     database = _database(request)
     if not has_labels(database, run.id) and not latest_alignments(database, run):
         return {}, []
-    store = getattr(request.app.state, "trust_store", None)
-    if store is None:
-        store = request.app.state.trust_store = Store(database.source, create=False,
-                                                      read_only=True)  # fmt: skip
-    trust = align(store, run.id) if has_labels(database, run.id) else {}
+    trust = align(_trust_store(request), run.id) if has_labels(database, run.id) else {}
     return trust, stored_alignment_notes(latest_alignments(database, run), own=run.id)
 
 
@@ -234,9 +243,11 @@ def compare_page(request: Request) -> Response:
         number, size = params.page_number(query), params.page_size(query)
         pairs = list_pairs(conn, a, b, where, number, size)
         live = _live(conn, [a, b])
+    paired = compare_runs(_trust_store(request), a.id, b.id)
     return _render(
         request,
         "compare.html.j2",
+        paired=paired,
         a=a,
         b=b,
         names={**_names(b), **_names(a)},
