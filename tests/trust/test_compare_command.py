@@ -89,3 +89,23 @@ def test_the_viewer_compare_page_shows_the_paired_change(tmp_path: Path) -> None
         page = client.get("/compare", params={"a": run_a, "b": run_b}).text
     assert "Paired change, B − A" in page and '<td class="verdict">B higher</td>' in page
     assert f"{expected.p_value:.4f}" in page
+
+
+def test_compare_writes_the_paired_change_as_markdown(tmp_path: Path) -> None:
+    db = tmp_path / "x.db"
+    a = np.round(np.random.default_rng(4).random(60), 4)
+    run_a, run_b = _run(db, a, "baseline"), _run(db, np.round(np.clip(a + 0.2, 0, 1), 4), "up")
+    with Store(db) as store:
+        expected = compare_runs(store, run_a, run_b)["given"]
+    out = tmp_path / "ci" / "compare.md"
+    done = CliRunner().invoke(app, ["compare", "baseline", "up", "--db", str(db),
+                                    "--markdown", str(out)])  # fmt: skip
+    assert done.exit_code == 0, done.output
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith(f"### scorekit compare: `baseline` ({run_a[:8]}) → `up` ({run_b[:8]})")
+    interval = expected.difference
+    assert (
+        f"| `given` | {a.mean():.4f} | {np.clip(a + 0.2, 0, 1).round(4).mean():.4f} | 60 | "
+        f"{interval.value:+.4f} | [{interval.low:+.4f}, {interval.high:+.4f}] | "
+        f"{expected.p_value:.4f} | B higher |"
+    ) in text

@@ -12,17 +12,19 @@ scorer, so they show the numbers ``scorekit run`` prints.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from scorekit.errors import ConfigError
 from scorekit.evals.result import EvalRunResult
 from scorekit.notebook import score_text
-from scorekit.store.records import ScorerChange
+from scorekit.store.records import RunRecord, ScorerChange
+from scorekit.trust.paired import PairedComparison
 from scorekit.verdict import error_rate, format_rate
 
 __all__ = [
     "junit_xml",
+    "markdown_comparison",
     "markdown_summary",
     "mean_regressions",
     "write_ci_file",
@@ -125,6 +127,52 @@ def markdown_summary(result: EvalRunResult, *, store_url: str | None = None) -> 
     return "\n".join(lines) + "\n"
 
 
+def markdown_comparison(
+    a: RunRecord,
+    b: RunRecord,
+    changes: Sequence[ScorerChange],
+    paired: Mapping[str, PairedComparison],
+) -> str:
+    """``scorekit compare A B`` as Markdown, for a pull request's comment.
+
+    Each scorer's means, its paired change with the 95 % interval, the permutation p-value and
+    the verdict.
+
+    Args:
+        a: the baseline run.
+        b: the run compared with it.
+        changes: from :meth:`scorekit.store.Store.compare`.
+        paired: from :func:`scorekit.trust.paired_runs.compare_runs`.
+    """
+
+    def name(run: RunRecord) -> str:
+        return f"`{_md(run.name)}` ({run.id[:8]})" if run.name else f"`{run.id[:8]}`"
+
+    lines = [
+        f"### scorekit compare: {name(a)} → {name(b)}",
+        "",
+        "| scorer | mean A | mean B | paired | change | 95 % interval | p | verdict |",
+        "|---|---:|---:|---:|---:|---|---:|---|",
+    ]
+    for change in changes:
+        one = paired.get(change.scorer_id)
+        cells = [f"`{_md(change.scorer_id)}`", score_text(change.mean_a), score_text(change.mean_b),
+                 str(change.paired)]  # fmt: skip
+        if one is None:
+            cells += ["—", "—", "—", "no paired item"]
+        else:
+            interval = one.difference
+            cells += [
+                f"{interval.value:+.4f}",
+                f"[{interval.low:+.4f}, {interval.high:+.4f}]",
+                f"{one.p_value:.4f}",
+                one.verdict,
+            ]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", "A change is called when its interval excludes 0 and p ≤ 0.05 (docs/trust.md)."]
+    return "\n".join(lines) + "\n"
+
+
 def write_ci_file(path: Path, text: str, *, option: str) -> Path:
     """Write ``text`` to ``path`` (its folder made when missing); return the path.
 
@@ -181,7 +229,8 @@ def mean_regressions(changes: Sequence[ScorerChange], delta: float) -> list[str]
             gate on (``field="fail_on_regression"``).
 
     Example:
-        >>> from scorekit.store.records import ScorerChange
+        >>> from scorekit.store.records import RunRecord, ScorerChange
+    from scorekit.trust.paired import PairedComparison
         >>> mean_regressions([ScorerChange("s", 0.8, 0.7, -0.1, 3, 0, 0.8, 0.7)], 0.05)
         ['s: mean 0.8000 → 0.7000 (-0.1000, more than 0.05)']
     """

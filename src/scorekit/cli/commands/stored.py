@@ -150,6 +150,10 @@ def compare(
         typer.Option(help="SCORER=X: the pass threshold of McNemar's test (default 0.5)"),
     ] = None,
     seed: Annotated[int, typer.Option(min=0, help="Bootstrap and permutation seed")] = 0,
+    markdown: Annotated[
+        Path | None,
+        typer.Option(help="Also write the comparison as Markdown here (a pull request comment)"),
+    ] = None,
 ) -> None:
     """Show each scorer's change from RUN_A to RUN_B and the items that regressed most.
 
@@ -170,6 +174,14 @@ def compare(
     out().print(console.compare_table(a, b, changes))
     if paired:
         out().print(console.paired_table(paired))
+    if markdown is not None:
+        from scorekit.cli.commands.ci_outputs import markdown_comparison, write_ci_file
+
+        try:
+            text = markdown_comparison(a, b, changes, paired)
+            out().print(f"markdown: {write_ci_file(markdown, text, option='markdown')}")
+        except ScorekitError as exc:
+            raise fail(exc) from exc
     if not any(change.paired for change in changes):
         out().print("no item was scored ok in both runs: nothing to compare item by item")
     elif not regressions:
