@@ -241,6 +241,8 @@ class ItemResult:
         scorer_results: scorer id → result, in the run's scorer order.
         stored: ids of the scorers whose results were read back from the store (a resumed
             run), not produced now; a recorder does not write them again.
+        trials: scorer id → its repeats of the item beyond the first (``run_evals(trials=k)``:
+            ``k - 1`` results each, trial 1 first); empty without trials.
     """
 
     item: EvalItem
@@ -248,6 +250,7 @@ class ItemResult:
     target_error: RunError | None
     scorer_results: dict[str, ScorerRunResult]
     stored: frozenset[str] = frozenset()
+    trials: dict[str, list[ScorerRunResult]] = field(default_factory=dict)
 
     @property
     def new_results(self) -> list[ScorerRunResult]:

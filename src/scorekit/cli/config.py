@@ -177,6 +177,8 @@ class RunConfig(BaseModel):
     """The largest share of ``error`` results a scorer may have for the verdict to pass: one
     number for every scorer, or scorer (short name or id) → number; default 0 (any error
     fails), 1 turns the gate off (``--max-error-rate`` wins)."""
+    trials: Annotated[int, Strict(), Field(ge=1)] = 1
+    """How many times each item is scored (the judge against itself; ``--trials`` wins)."""
     min_agreement: dict[str, dict[str, Annotated[float, Strict()] | str]] | None = None
     """Scorer → the least agreement with the items' human labels for the verdict to pass:
     ``{faithfulness: {kappa: 0.4, bound: low}}`` (docs/trust.md; ``--min-agreement`` wins)."""

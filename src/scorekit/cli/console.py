@@ -24,6 +24,7 @@ from scorekit.summary import ScoreSummary
 from scorekit.trust.agreement import Interval
 from scorekit.trust.alignment import Alignment
 from scorekit.trust.paired import PairedComparison
+from scorekit.trust.trials import TrialSummary
 from scorekit.verdict import error_rate, format_rate
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "runs_table",
     "scorers_table",
     "summary_table",
+    "trials_table",
     "usage_text",
 ]
 
@@ -276,6 +278,24 @@ def alignment_table(found: Mapping[str, Alignment]) -> Table:
             _figure(figures.best_threshold),
             _figure(figures.spearman),
             mean,
+        )
+    return table
+
+
+def trials_table(found: Mapping[str, TrialSummary]) -> Table:
+    """Each scorer's agreement with itself over repeated trials (``--trials K``)."""
+    table = Table(title="the judge against itself (repeated trials; docs/trust.md)")
+    for heading in ("scorer", "trials", "items", "self-consistency", "spread (mean, max)",
+                    "mean [95 % with the judge's noise]"):  # fmt: skip
+        table.add_column(heading, justify="left" if heading == "scorer" else "right")
+    for sid, one in found.items():
+        table.add_row(
+            Text(sid),
+            str(one.trials),
+            str(one.items),
+            f"{one.self_consistency:.1%}",
+            f"{one.mean_spread:.4f}, {one.max_spread:.4f}",
+            f"{one.mean.value:.4f} [{one.mean.low:.4f}, {one.mean.high:.4f}]",
         )
     return table
 

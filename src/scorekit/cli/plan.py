@@ -274,6 +274,7 @@ class RunPlan:
             resumed run's).
         min_agreement: scorer → ``{figure: minimum}``, the agreement gates
             (:mod:`scorekit.trust.min_agreement`), or ``None``.
+        trials: how many times each item is scored (``--trials``).
         models: the judge model strings the LLM scorers use.
         scorer_timeout: seconds one local scorer call may take, ``None``: no limit.
         target_timeout: seconds one target call may take, ``None``: no limit.
@@ -298,6 +299,7 @@ class RunPlan:
     config: dict[str, Any] = field(default_factory=dict)
     max_error_rate: dict[str, float] | None = None
     min_agreement: dict[str, dict[str, Any]] | None = None
+    trials: int = 1
     correlate: str | None = None
     scorer_timeout: float | None = DEFAULT_SCORER_TIMEOUT
     target_timeout: float | None = DEFAULT_TARGET_TIMEOUT
@@ -404,6 +406,7 @@ def plan_from_config(
         thresholds=threshold_ids(config.thresholds, scorers),
         max_error_rate=error_limits(config.max_error_rate, scorers),
         min_agreement=config.min_agreement,
+        trials=config.trials,
         models=_models(entries),
         db=config.database(),
         report=config.resolve(config.report) if config.report else None,

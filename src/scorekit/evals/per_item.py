@@ -33,6 +33,7 @@ from scorekit.evals.scorer_threads import (
 )
 from scorekit.evals.target_calls import DEFAULT_TARGET_TIMEOUT, call_target
 from scorekit.items import EvalItem, ItemResult, Target
+from scorekit.judge.trial import JUDGE_TRIAL
 from scorekit.pipeline import Scorer
 from scorekit.results import RunError, ScorerRunResult
 from scorekit.steps import RESULT_FIELDS, record_values
@@ -178,8 +179,13 @@ async def _score_checked(
     threads: ThreadPool | None,
     timeout: float | None,
     target_timeout: float | None,
+    trials: int = 1,
 ) -> ItemResult:
-    """:func:`score_item` on scorers already checked (an :class:`ItemJob`'s, once per run)."""
+    """:func:`score_item` on scorers already checked (an :class:`ItemJob`'s, once per run).
+
+    With ``trials > 1`` each scorer that runs scores the item that many times (the target is
+    called once); the repeats go to :attr:`ItemResult.trials`.
+    """
     done = dict(done or {})
     todo = [s for s in scorers if s.id not in done]
     if not todo:
@@ -207,13 +213,26 @@ async def _score_checked(
         except Exception as exc:
             error = RunError(type=type(exc).__name__, message=str(exc), step="target")
             return _failed(item, scorers, error, done)
-    if len(todo) == 1:  # no task of its own for a lone scorer
-        scored = [await _score(todo[0], item, output, timeout)]
-    else:
-        scored = await asyncio.gather(*(_score(s, item, output, timeout) for s in todo))
-    fresh = {r.scorer_id: r for r in scored}
+    fresh = {r.scorer_id: r for r in await _scored(todo, item, output, timeout)}
+    repeats: dict[str, list[ScorerRunResult]] = {s.id: [] for s in todo} if trials > 1 else {}
+    for trial in range(1, trials):  # the judge samples anew (scorekit.judge.trial)
+        token = JUDGE_TRIAL.set(trial)
+        try:
+            for result in await _scored(todo, item, output, timeout):
+                repeats[result.scorer_id].append(result)
+        finally:
+            JUDGE_TRIAL.reset(token)
     results = {s.id: done.get(s.id) or fresh[s.id] for s in scorers}
-    return ItemResult(item, output, None, results, frozenset(done))
+    return ItemResult(item, output, None, results, frozenset(done), repeats)
+
+
+async def _scored(
+    todo: Sequence[Scorer], item: EvalItem, output: Any, timeout: float | None
+) -> list[ScorerRunResult]:
+    """One result per scorer of ``todo``, the scorers of the item run concurrently."""
+    if len(todo) == 1:  # no task of its own for a lone scorer
+        return [await _score(todo[0], item, output, timeout)]
+    return list(await asyncio.gather(*(_score(s, item, output, timeout) for s in todo)))
 
 
 @dataclass(frozen=True)
@@ -232,6 +251,7 @@ class ItemJob:
             :data:`~scorekit.evals.scorer_threads.DEFAULT_SCORER_TIMEOUT`); ``None``: no limit.
         target_timeout: seconds one target call may take (default
             :data:`~scorekit.evals.target_calls.DEFAULT_TARGET_TIMEOUT`); ``None``: no limit.
+        trials: how many times each scorer scores each item (``run_evals(trials=k)``), >= 1.
 
     Raises:
         ConfigError: the scorers are not a non-empty list of scorers with distinct ids
@@ -243,8 +263,13 @@ class ItemJob:
     target: Target | None = None
     scorer_timeout: float | None = DEFAULT_SCORER_TIMEOUT
     target_timeout: float | None = DEFAULT_TARGET_TIMEOUT
+    trials: int = 1
 
     def __post_init__(self) -> None:
+        if isinstance(self.trials, bool) or not isinstance(self.trials, int) or self.trials < 1:
+            raise ConfigError(
+                f"trials must be an integer >= 1, not {self.trials!r}", field="trials"
+            )
         # checked once here, so scoring an item does not check them again
         object.__setattr__(self, "scorers", check_scorers(self.scorers))
         object.__setattr__(self, "scorer_timeout", check_scorer_timeout(self.scorer_timeout))
@@ -268,5 +293,5 @@ class ItemJob:
         # the job's scorers were checked when the run was wired: not again per item
         return await _score_checked(
             item, self.scorers, self.target, done, threads, self.scorer_timeout,
-            self.target_timeout,
+            self.target_timeout, self.trials,
         )  # fmt: skip

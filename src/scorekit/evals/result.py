@@ -17,6 +17,7 @@ from scorekit.usage import JudgeUsage
 
 if TYPE_CHECKING:
     from scorekit.trust.min_agreement import AgreementGate
+    from scorekit.trust.trials import TrialSummary
 
 __all__ = ["DataSourceError", "EvalInterrupted", "EvalRunResult", "RunSummary", "run_verdict"]
 
@@ -56,6 +57,9 @@ class EvalRunResult:
             cover the whole run, stored results included.
         min_agreement: scorer id → its agreement gates (:mod:`scorekit.trust.min_agreement`).
         label_pairs: gated scorer id → (score, human label) of its labelled ``ok`` items.
+        trials: how many times each item was scored (``run_evals(trials=k)``).
+        trial_scores: scorer id → item id → its scores in trial order (``None``: not ``ok``),
+            for the items scored in this session with ``trials > 1``.
     """
 
     run_id: str
@@ -71,6 +75,8 @@ class EvalRunResult:
     resumed: bool = False
     min_agreement: dict[str, list[AgreementGate]] = field(default_factory=dict)
     label_pairs: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
+    trials: int = 1
+    trial_scores: dict[str, dict[str, list[float | None]]] = field(default_factory=dict)
 
     def add(self, outcome: ItemResult) -> None:
         """Count one finished item's results (stored ones included) in the summaries.
@@ -79,6 +85,11 @@ class EvalRunResult:
         label (:attr:`label_pairs`), for its agreement gate.
         """
         self.total_items += 1
+        for scorer_id, repeats in outcome.trials.items():
+            first = outcome.scorer_results[scorer_id]
+            self.trial_scores.setdefault(scorer_id, {})[outcome.item.id] = [
+                r.score if r.status == "ok" else None for r in (first, *repeats)
+            ]
         labels = outcome.item.human_labels
         for result in outcome.scorer_results.values():
             self.summaries[result.scorer_id].add(result)
@@ -91,6 +102,21 @@ class EvalRunResult:
                 and result.score is not None
             ):
                 self.label_pairs.setdefault(result.scorer_id, []).append((result.score, label))
+
+    def trial_summaries(self, *, threshold: float = 0.5) -> dict[str, TrialSummary]:
+        """Each scorer's self-consistency over its trials (``trials > 1``; else ``{}``).
+
+        See :func:`scorekit.trust.trials.trial_summary`; a scorer without an item scored ``ok``
+        in every trial is left out.
+        """
+        from scorekit.trust.trials import trial_summary  # numpy: only for runs with trials
+
+        found = {}
+        for sid, scores in self.trial_scores.items():
+            summary = trial_summary(scores, threshold=threshold)
+            if summary is not None:
+                found[sid] = summary
+        return found
 
     def label_agreement(self) -> dict[str, dict[str, Any]]:
         """Each gated scorer's agreement with the labels seen so far (``Agreement.to_dict()``).

@@ -111,7 +111,8 @@ class _Run:
         progress = options.get("progress")
         self.show_progress = check_progress(progress)
         self.total = total_of(data)
-        self.job = ItemJob(scorers, target, scorer_timeout, target_timeout)  # type: ignore[arg-type]
+        trials = options.get("trials", 1)
+        self.job = ItemJob(scorers, target, scorer_timeout, target_timeout, trials)  # type: ignore[arg-type]
         self.source = ItemSource(
             data,
             require_output=target is None,
@@ -154,6 +155,8 @@ class _Run:
         self.bar: Progress | None = None
         self.keep_items = keep_items
         self.config = dict(config or {})
+        if trials > 1:  # the views read the repeats with the run
+            self.config["trials"] = trials
         self.recorder = RunRecorder(store) if store is not None else None
         self.resumed: ResumedRun | None = None
         new_id = run_id or str(uuid.uuid4())
@@ -182,6 +185,7 @@ class _Run:
             thresholds=limits,
             max_error_rates=error_limits,
             min_agreement=gates,
+            trials=trials,
             store_url=self.recorder.url if self.recorder is not None else None,
             resumed=resume is not None,
         )
@@ -372,6 +376,12 @@ async def run_evals(
             ``"bound": "low"`` to gate the 95 % interval's lower bound
             (:mod:`scorekit.trust.min_agreement`; fewer than 20 labelled items fail the gate).
             Stored with the run; a resumed run keeps its own.
+        trials: how many times each scorer scores each item (default 1): the repeats sample
+            the judge anew where it allows (:mod:`scorekit.judge.trial`), are stored beside
+            the results, and give each scorer's self-consistency, per-item spread and a mean
+            interval that includes the judge's noise (:meth:`EvalRunResult.trial_summaries`,
+            :mod:`scorekit.trust.trials`). Trial 0 is the run's result; the others are extra
+            judge calls (``k`` times the cost).
         store: where to store the run: a :class:`~scorekit.store.Store`, a SQLAlchemy URL or
             a SQLite file path. ``None``: nothing is stored.
         resume: the id (or unique prefix) of a stored run to continue: (item id, scorer id)

@@ -35,6 +35,7 @@ class RunEvalsOptions(TypedDict, total=False):
     thresholds: Mapping[str, float] | None
     max_error_rate: float | Mapping[str, float] | None
     min_agreement: Mapping[str, Mapping[str, Any]] | None
+    trials: int
     store: Store | str | Path | None
     resume: str | None
     run_id: str | None

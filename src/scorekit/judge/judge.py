@@ -51,6 +51,7 @@ from scorekit.judge.settings import (
 from scorekit.judge.stack import stack_layers
 from scorekit.judge.structured import OutputSchema, SchemaSpec
 from scorekit.judge.timeout import adapter_timeout
+from scorekit.judge.trial import trial_seed
 
 if TYPE_CHECKING:
     pass
@@ -284,7 +285,7 @@ class Judge:
             step=step,
             temperature=self.settings.temperature,
             max_tokens=self.settings.max_tokens,
-            seed=self.settings.seed,
+            seed=trial_seed(self.settings.seed),  # a repeat (trials=k) samples anew
         )
 
     async def _send(self, meter: UsageMeter, request: JudgeRequest) -> JudgeResponse:

@@ -49,10 +49,11 @@ __all__ = [
     "missing_columns",
     "results",
     "runs",
+    "trials",
 ]
 
 metadata = MetaData()
-"""The schema: ``runs``, ``results``, ``labels`` and ``alignments``."""
+"""The schema: ``runs``, ``results``, ``labels``, ``alignments`` and ``trials``."""
 
 _SCHEMA_LOCK = 0x5C0E_4B17  # the PostgreSQL advisory lock key of scorekit's schema changes
 
@@ -150,6 +151,25 @@ labels = Table(
 """Human labels of a run's (item, scorer) pairs, appended: a change is a new row, the latest
 row of a pair is its label, the earlier ones its history. Never mixed with the scores."""
 
+trials = Table(
+    "trials",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("run_id", String(36), ForeignKey("runs.id", ondelete="CASCADE"), nullable=False),
+    Column("item_id", Text, nullable=False),
+    Column("scorer_id", Text, nullable=False),
+    Column("trial", Integer, nullable=False, comment="1 .. k-1; trial 0 is the results row"),
+    Column("status", String(8), nullable=False, comment="ok|skipped|error"),
+    Column("score", Float, nullable=True),
+    Column("judge_calls", Integer, nullable=False, default=0),
+    Column("judge_input_tokens", Integer, nullable=False, default=0),
+    Column("judge_output_tokens", Integer, nullable=False, default=0),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Index("ix_trials_run_scorer", "run_id", "scorer_id", "item_id"),
+)
+"""The repeats of a run with ``trials=k``: each (item, scorer)'s trials 1 to k-1 (trial 0 is its
+row in ``results``, which every view reads as the run's result)."""
+
 alignments = Table(
     "alignments",
     metadata,
@@ -196,7 +216,7 @@ def _lock_schema(connection: Connection) -> None:
 def _add_missing(connection: Connection) -> list[str]:
     added = []
     found = inspect(connection)
-    for table in (labels, alignments):  # tables newer than the database
+    for table in (labels, alignments, trials):  # tables newer than the database
         if not found.has_table(table.name):
             table.create(connection)
             added.append(table.name)

@@ -26,6 +26,7 @@ from scorekit.errors import StoreError
 from scorekit.items import ItemResult
 from scorekit.store.labels import current_labels, label_rows, write_labels
 from scorekit.store.records import HEARTBEAT_S, RunSource
+from scorekit.store.repeats import trial_rows, write_trials
 from scorekit.store.rows import result_rows
 
 if TYPE_CHECKING:
@@ -115,6 +116,8 @@ class ResultWriter:
                 ]
                 self._store.write_results(rows, replace=self._replace)
                 write_labels(self._store, self._new_labels(batch))
+                write_trials(self._store, [row for done in batch for row in trial_rows(
+                    self._run_id, done.outcome, done.created_at)])  # fmt: skip
             except Exception as exc:
                 with self._cond:
                     self._error = (

@@ -197,6 +197,15 @@ def run(
             "pass (0-1; repeatable) [0: any error fails]",
         ),
     ] = None,
+    trials: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Score each item K times: the judge's self-consistency, spread and a mean "
+            "interval with its noise (K x the judge calls) [1]",
+            metavar="K",
+        ),
+    ] = None,
     min_agreement: Annotated[
         list[str] | None,
         typer.Option(
@@ -395,6 +404,8 @@ def run(
             plan.target_timeout = target_timeout or None
         if min_agreement:  # the flags replace the config's agreement gates
             plan.min_agreement = parse_agreement_gates(min_agreement)
+        if trials is not None:
+            plan.trials = trials
         if resume is not None and no_store:
             raise ConfigError("--resume needs the store; drop --no-store", field="resume")
         if plan.report is not None and no_store:
@@ -482,6 +493,7 @@ def _execute(
                 thresholds=plan.thresholds,
                 max_error_rate=plan.max_error_rate,
                 min_agreement=plan.min_agreement,
+                trials=plan.trials,
                 store=store,
                 resume=run_id if resume else None,
                 run_id=None if resume else run_id,
@@ -518,6 +530,8 @@ def _execute(
             failures=result.failures,
         )
     )
+    if plan.trials > 1:
+        _out().print(console.trials_table(result.trial_summaries()))
     stored.print_usage(result.judge_usage.to_dict(), time.perf_counter() - started)
     if plan.correlate:
         found = agreement(list(result.summaries), log.pairs, plan.correlate)

@@ -22,10 +22,12 @@ from scorekit.store import Store
 from scorekit.store.alignments import latest_alignments
 from scorekit.store.labels import has_labels
 from scorekit.store.records import RunRecord, ScorerChange, stored_error_limits
+from scorekit.store.repeats import trial_scores
 from scorekit.trust.alignment import align, stored_alignment_notes
 from scorekit.trust.min_agreement import stored_agreement_failures
 from scorekit.trust.paired import PairedComparison
 from scorekit.trust.paired_runs import compare_runs
+from scorekit.trust.trials import trial_summary
 from scorekit.verdict import scorer_failures
 
 __all__ = ["compare", "item_count", "print_usage", "report", "runs", "show"]
@@ -88,6 +90,7 @@ def show(
             # the trust figures read every score: only for a run with labels to align with
             trust = align(store, record.id) if has_labels(store, record.id) else {}
             borrowed = latest_alignments(store, record)
+            repeats = trial_scores(store, record.id)
         except ScorekitError as exc:
             raise fail(exc) from exc
     for line in console.run_heading(record, items):
@@ -117,6 +120,10 @@ def show(
         out().print(console.alignment_table(trust))
     for line in stored_alignment_notes(borrowed, own=record.id):
         out().print(line, markup=False, highlight=False)
+    summaries_of_trials = {sid: found for sid, scores in repeats.items()
+                           if (found := trial_summary(scores)) is not None}  # fmt: skip
+    if summaries_of_trials:
+        out().print(console.trials_table(summaries_of_trials))
     took = None
     if record.finished_at is not None:
         took = (record.finished_at - record.started_at).total_seconds()
