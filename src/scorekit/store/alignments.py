@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import insert, inspect, select
+from sqlalchemy import inspect, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from scorekit.errors import StoreError
@@ -82,21 +82,15 @@ def save_alignment(
         StoreError: the write failed.
     """
     identity = scorer_identity(run, scorer_id)
-    try:
-        with store.engine.begin() as conn:
-            conn.execute(
-                insert(alignments),
-                {
-                    "run_id": run.id,
-                    "scorer_id": scorer_id,
-                    "identity": identity,
-                    "identity_key": _key(identity),
-                    "figures": dict(figures),
-                    "created_at": datetime.now(timezone.utc),
-                },
-            )
-    except SQLAlchemyError as exc:
-        raise StoreError(f"cannot store the alignment: {exc}", run_id=run.id) from exc
+    row = {
+        "run_id": run.id,
+        "scorer_id": scorer_id,
+        "identity": identity,
+        "identity_key": _key(identity),
+        "figures": dict(figures),
+        "created_at": datetime.now(timezone.utc),
+    }
+    store.insert(alignments, [row], what="the alignment")
 
 
 def _differences(then: Mapping[str, Any], now: Mapping[str, Any]) -> tuple[str, ...]:

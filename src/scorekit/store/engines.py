@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, Table, create_engine, event, insert
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 from typing_extensions import Self
@@ -259,6 +260,25 @@ class Database:
     def engine(self) -> Engine:
         """The SQLAlchemy engine (for the store's own modules, such as its labels)."""
         return self._engine
+
+    def insert(self, table: Table, rows: Sequence[Mapping[str, Any]], *, what: str) -> None:
+        """Insert ``rows`` into ``table`` in one transaction (none: nothing is done).
+
+        Args:
+            table: one of the store's tables.
+            rows: column name → value, one mapping per row.
+            what: what the rows are, for the error (``"labels"``).
+
+        Raises:
+            StoreError: the write failed; none of the rows is stored.
+        """
+        if not rows:
+            return
+        try:
+            with self._engine.begin() as conn:
+                conn.execute(insert(table), [dict(row) for row in rows])
+        except SQLAlchemyError as exc:
+            raise StoreError(f"cannot write {what}: {short_error(exc)}", url=self.url) from exc
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.url!r})"

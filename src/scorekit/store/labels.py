@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Literal
 
-from sqlalchemy import func, insert, inspect, select
+from sqlalchemy import func, inspect, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from scorekit.errors import ConfigError, StoreError
@@ -161,19 +161,13 @@ def add_labels(
     return len(rows)
 
 
-def write_labels(store: Store, rows: Sequence[Mapping[str, Any]]) -> None:
+def write_labels(store: Database, rows: Sequence[Mapping[str, Any]]) -> None:
     """Insert ``labels`` rows in one transaction (the run writer's and :func:`add_labels`'s).
 
     Raises:
         StoreError: the write failed; none of the rows is stored.
     """
-    if not rows:
-        return
-    try:
-        with store.engine.begin() as conn:
-            conn.execute(insert(labels), [dict(r) for r in rows])
-    except SQLAlchemyError as exc:
-        raise StoreError(f"cannot write labels: {exc}") from exc
+    store.insert(labels, rows, what="labels")
 
 
 def known_items(store: Store, run_id: str, wanted: set[str]) -> set[str]:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, inspect, select
+from sqlalchemy import inspect, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from scorekit.errors import StoreError
@@ -48,13 +48,7 @@ def write_trials(db: Database, rows: Sequence[dict[str, Any]]) -> None:
     Raises:
         StoreError: the write failed; none of the rows is stored.
     """
-    if not rows:
-        return
-    try:
-        with db.engine.begin() as conn:
-            conn.execute(insert(trials), list(rows))
-    except SQLAlchemyError as exc:
-        raise StoreError(f"cannot write trials: {exc}") from exc
+    db.insert(trials, rows, what="trials")
 
 
 def trial_scores(db: Database, run_id: str) -> dict[str, dict[str, list[float | None]]]:
