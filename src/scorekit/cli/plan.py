@@ -10,7 +10,6 @@ with the run's judge settings.
 from __future__ import annotations
 
 import itertools
-import json
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from scorekit.cli.config import RunConfig, load_target
+from scorekit.cli.option_texts import parse_error_rates, parse_pairs, parse_value
 from scorekit.datasets.files import OPTIONAL_FIELDS, FieldMap, read_dataset
 from scorekit.errors import ConfigError
 from scorekit.evals.gates import check_max_error_rate, check_thresholds, resolve_scorer_keys
@@ -36,65 +36,10 @@ __all__ = [
     "build_scorers",
     "error_limits",
     "mapped_fields",
-    "parse_agreement_gates",
-    "parse_error_rates",
-    "parse_pairs",
-    "parse_value",
     "plan_from_config",
     "plan_from_flags",
     "threshold_ids",
 ]
-
-
-def parse_value(text: str) -> Any:
-    """Read an option value as JSON (``false``, ``2.5``, ``["a"]``), else as a plain string."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
-
-
-def parse_pairs(raw: Sequence[str], *, flag: str, what: str) -> dict[str, Any]:
-    """Read ``key=value`` texts (values as JSON where they parse).
-
-    Raises:
-        ConfigError: a text without ``=`` or without a key, or a key given twice (a second
-            value would silently win) (``field`` is ``flag`` without its dashes).
-    """
-    found: dict[str, Any] = {}
-    for text in raw:
-        key, sep, value = text.partition("=")
-        if not sep or not key:
-            raise ConfigError(f"{flag} {text!r}: expected {what}", field=flag.lstrip("-"))
-        if key in found:
-            raise ConfigError(f"{flag} gives {key!r} twice; give it once", field=flag.lstrip("-"))
-        found[key] = parse_value(value)
-    return found
-
-
-def parse_agreement_gates(raw: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """Read ``--min-agreement SCORER:FIGURE=MIN`` texts into ``run_evals``' ``min_agreement``.
-
-    ``FIGURE.low`` gates the 95 % interval's lower bound; ``run_evals`` checks the result.
-
-    Raises:
-        ConfigError: a text not of that shape (``field="min-agreement"``).
-
-    Example:
-        >>> parse_agreement_gates(["faithfulness:kappa.low=0.4", "faithfulness:auroc=0.7"])
-        {'faithfulness': {'kappa.low': 0.4, 'auroc': 0.7}}
-    """
-    gates: dict[str, dict[str, Any]] = {}
-    pairs = parse_pairs(raw, flag="--min-agreement", what="scorer:figure=minimum")
-    for key, value in pairs.items():
-        scorer, sep, figure = key.rpartition(":")
-        if not sep or not scorer or not figure:
-            raise ConfigError(
-                f"--min-agreement {key}={value}: expected scorer:figure=minimum",
-                field="min-agreement",
-            )
-        gates.setdefault(scorer, {})[figure] = value  # FIGURE.low: checked by run_evals
-    return gates
 
 
 def assign_options(entries: Sequence[ScorerEntry], raw: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -542,28 +487,3 @@ def plan_from_flags(
         },
         correlate=correlate,
     )
-
-
-def parse_error_rates(raw: Sequence[str]) -> tuple[Any, dict[str, Any]]:
-    """Read ``--max-error-rate`` texts: ``0.05`` (every scorer) and/or ``scorer=0.1``.
-
-    Returns:
-        The bare number (``None`` without one) and scorer → number; the pairs override the
-        number for their scorers (``--max-error-rate 0.01 --max-error-rate faithfulness=0.1``).
-
-    Raises:
-        ConfigError: a text that is neither (``field="max-error-rate"``).
-    """
-    overall: Any = None
-    pairs: dict[str, Any] = {}
-    for text in raw:
-        if "=" in text:
-            pairs.update(parse_pairs([text], flag="--max-error-rate", what="scorer=share"))
-            continue
-        overall = parse_value(text)
-        if isinstance(overall, str):
-            raise ConfigError(
-                f"--max-error-rate {text!r}: expected a share from 0 to 1, or scorer=share",
-                field="max-error-rate",
-            )
-    return overall, pairs

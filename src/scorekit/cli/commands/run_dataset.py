@@ -30,20 +30,23 @@ from scorekit.cli.commands.common import DbOption, ScorerOptions, Scorers, app
 from scorekit.cli.commands.common import err as _err
 from scorekit.cli.commands.common import fail as _fail
 from scorekit.cli.commands.common import out as _out
+from scorekit.cli.commands.gate_options import (
+    MaxErrorRateOption,
+    MinAgreementOption,
+    TrialsOption,
+)
 from scorekit.cli.config import load_config
 from scorekit.cli.correlation import AGREEMENT_KEY, agreement
 from scorekit.cli.dataset_identity import IDENTITY_KEY, check_resumed_dataset, dataset_identity
+from scorekit.cli.option_texts import parse_agreement_gates, parse_error_rates, parse_pairs
 from scorekit.cli.plan import (
     DataFlags,
     RunPlan,
     error_limits,
-    parse_agreement_gates,
-    parse_error_rates,
     plan_from_config,
     plan_from_flags,
     threshold_ids,
 )
-from scorekit.cli.plan import parse_pairs as _parse_pairs
 from scorekit.cli.run_log import RunLog
 from scorekit.errors import ConfigError, ScorekitError
 from scorekit.evals import EvalInterrupted, EvalItem, EvalRunResult, Executor, run_evals_sync
@@ -188,34 +191,9 @@ def run(
         list[str] | None,
         typer.Option("--threshold", "-t", help="scorer=minimum mean (repeatable)"),
     ] = None,
-    max_error_rate: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--max-error-rate",
-            metavar="[SCORER=]SHARE",
-            help="Most errors a scorer may have, as a share of its results, for the verdict to "
-            "pass (0-1; repeatable) [0: any error fails]",
-        ),
-    ] = None,
-    trials: Annotated[
-        int | None,
-        typer.Option(
-            min=1,
-            help="Score each item K times: the judge's self-consistency, spread and a mean "
-            "interval with its noise (K x the judge calls) [1]",
-            metavar="K",
-        ),
-    ] = None,
-    min_agreement: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--min-agreement",
-            metavar="SCORER:FIGURE=MIN",
-            help="Least agreement with the items' human labels for the verdict to pass "
-            "(auroc, kappa, balanced_accuracy, pearson, spearman; FIGURE.low: the 95 % "
-            "interval's lower bound; repeatable; docs/trust.md)",
-        ),
-    ] = None,
+    max_error_rate: MaxErrorRateOption = None,
+    trials: TrialsOption = None,
+    min_agreement: MinAgreementOption = None,
     db: DbOption = None,
     no_store: Annotated[
         bool, typer.Option("--no-store", help="Do not store the run in the database")
@@ -360,7 +338,7 @@ def run(
             if threshold:
                 plan.thresholds.update(
                     threshold_ids(
-                        _parse_pairs(threshold, flag="--threshold", what="scorer=minimum"),
+                        parse_pairs(threshold, flag="--threshold", what="scorer=minimum"),
                         plan.scorers,
                     )
                 )

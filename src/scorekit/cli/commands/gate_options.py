@@ -1,0 +1,48 @@
+"""The options of ``scorekit run`` that shape its verdict and its repeats, declared once.
+
+``--max-error-rate``, ``--min-agreement`` (docs/trust.md) and ``--trials``: their texts are
+read by :mod:`scorekit.cli.option_texts` and checked by the run (:mod:`scorekit.evals.gates`,
+:mod:`scorekit.evals.agreement_gates`).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+__all__ = ["MaxErrorRateOption", "MinAgreementOption", "TrialsOption"]
+
+MaxErrorRateOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--max-error-rate",
+        metavar="[SCORER=]SHARE",
+        help="Most errors a scorer may have, as a share of its results, for the verdict to "
+        "pass (0-1; repeatable) [0: any error fails]",
+    ),
+]
+"""``--max-error-rate [SCORER=]SHARE``, repeatable."""
+
+TrialsOption = Annotated[
+    int | None,
+    typer.Option(
+        min=1,
+        help="Score each item K times: the judge's self-consistency, spread and a mean "
+        "interval with its noise (K x the judge calls) [1]",
+        metavar="K",
+    ),
+]
+"""``--trials K``."""
+
+MinAgreementOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--min-agreement",
+        metavar="SCORER:FIGURE=MIN",
+        help="Least agreement with the items' human labels for the verdict to pass "
+        "(auroc, kappa, balanced_accuracy, pearson, spearman; FIGURE.low: the 95 % "
+        "interval's lower bound; repeatable; docs/trust.md)",
+    ),
+]
+"""``--min-agreement SCORER:FIGURE[.low]=MIN``, repeatable."""
