@@ -97,7 +97,7 @@ def test_a_code_scorer_agrees_with_itself_and_bad_trials_are_refused(tmp_path: P
     found = result.trial_summaries()["content-similarity-scorer"]
     assert (found.self_consistency, found.max_spread) == (1.0, 0.0)
     for bad in (0, 1.5, True):
-        with pytest.raises(ConfigError, match="trials must be an integer >= 1") as caught:
+        with pytest.raises(ConfigError, match="trials must be an integer from 1 to 100") as caught:
             run_evals_sync(ITEMS, [create_content_similarity_scorer()], trials=bad)
         assert caught.value.field == "trials"
 
@@ -109,3 +109,49 @@ def test_the_command_line_flag(tmp_path: Path) -> None:
                                     "--db", str(tmp_path / "x.db")])  # fmt: skip
     assert done.exit_code == 0, done.output
     assert "the judge against itself" in " ".join(done.output.split())
+
+
+def test_the_repeats_count_in_the_judge_usage_and_a_resume_keeps_its_trials(
+    tmp_path: Path,
+) -> None:
+    judge = ScriptedJudge(_flaky)
+    db = tmp_path / "x.db"
+    result = run_evals_sync(ITEMS, [_judged(judge)], trials=3, store=db)
+    assert result.judge_usage.calls == len(judge.calls) == 24
+    with Store(db) as store:
+        assert store.get_run(result.run_id).judge_usage["calls"] == 24
+    with pytest.raises(ConfigError, match="was scored with trials=3") as caught:
+        run_evals_sync(ITEMS, [_judged(judge)], trials=2, store=db, resume=result.run_id)
+    assert caught.value.field == "trials"
+
+
+def test_a_resume_replaces_the_trials_of_the_items_it_scores_again(tmp_path: Path) -> None:
+    calls = {"n": 0}
+
+    def once_broken(request: JudgeRequest) -> Any:
+        calls["n"] += 1
+        if "item q3 " in request.prompt and calls["n"] < 20:
+            raise RuntimeError("the judge fell over")
+        return {"verdict": "yes"}
+
+    db = tmp_path / "x.db"
+    first = run_evals_sync(ITEMS, [_judged(ScriptedJudge(once_broken))], trials=3, store=db)
+    assert first.summaries["yes-judge"].counts["error"] == 1
+    calls["n"] = 100
+    again = run_evals_sync(ITEMS, [_judged(ScriptedJudge(once_broken))], store=db,
+                           resume=first.run_id)  # fmt: skip
+    assert again.summaries["yes-judge"].counts["error"] == 0
+    with Store(db) as store:
+        assert trial_scores(store, first.run_id)["yes-judge"]["q3"] == [1.0, 1.0, 1.0]
+    shown = CliRunner().invoke(app, ["show", first.run_id, "--db", str(db)])
+    assert shown.exit_code == 0, shown.output
+
+
+def test_too_many_trials_and_non_finite_scores_are_refused() -> None:
+    with pytest.raises(ConfigError, match="from 1 to 100"):
+        run_evals_sync(ITEMS, [create_content_similarity_scorer()], trials=101)
+    with pytest.raises(ConfigError, match="finite"):
+        trial_summary({"a": [float("nan"), 1.0], "b": [1.0, 1.0]})
+    # the figures do not depend on the order the items came in
+    rows = {str(i): [i / 10, (i + 1) / 10] for i in range(8)}
+    assert trial_summary(rows) == trial_summary(dict(reversed(list(rows.items()))))

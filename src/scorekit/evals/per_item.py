@@ -41,6 +41,7 @@ from scorekit.steps import RESULT_FIELDS, record_values
 __all__ = [
     "DEFAULT_SCORER_TIMEOUT",
     "DEFAULT_TARGET_TIMEOUT",
+    "MAX_TRIALS",
     "ItemJob",
     "ScorerTimeoutError",
     "check_scorers",
@@ -235,6 +236,10 @@ async def _scored(
     return list(await asyncio.gather(*(_score(s, item, output, timeout) for s in todo)))
 
 
+MAX_TRIALS = 100
+"""The most trials a run may ask for: an item's repeats are held in memory until it is done."""
+
+
 @dataclass(frozen=True)
 class ItemJob:
     """What an executor does to every item of a run: the scorers and the optional target.
@@ -266,9 +271,14 @@ class ItemJob:
     trials: int = 1
 
     def __post_init__(self) -> None:
-        if isinstance(self.trials, bool) or not isinstance(self.trials, int) or self.trials < 1:
+        if (
+            isinstance(self.trials, bool)
+            or not isinstance(self.trials, int)
+            or not 1 <= self.trials <= MAX_TRIALS
+        ):
             raise ConfigError(
-                f"trials must be an integer >= 1, not {self.trials!r}", field="trials"
+                f"trials must be an integer from 1 to {MAX_TRIALS}, not {self.trials!r}",
+                field="trials",
             )
         # checked once here, so scoring an item does not check them again
         object.__setattr__(self, "scorers", check_scorers(self.scorers))

@@ -86,6 +86,8 @@ class EvalRunResult:
         """
         self.total_items += 1
         for scorer_id, repeats in outcome.trials.items():
+            for repeat in repeats:  # the repeats' judge calls are the run's too
+                self.judge_usage = self.judge_usage + repeat.judge_usage
             first = outcome.scorer_results[scorer_id]
             self.trial_scores.setdefault(scorer_id, {})[outcome.item.id] = [
                 r.score if r.status == "ok" else None for r in (first, *repeats)

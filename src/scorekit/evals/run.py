@@ -168,6 +168,16 @@ class _Run:
                     error_limits if max_error_rate is not None else None, self.resumed
                 )
                 gates = resumed_agreement_gates(gates, self.resumed.config)
+                stored_trials = int(self.resumed.config.get("trials", 1))
+                if "trials" in options and trials != stored_trials:
+                    raise ConfigError(
+                        f"run {self.resumed.run_id} was scored with trials={stored_trials}; "
+                        "resume with the same or none",
+                        field="trials",
+                    )
+                if trials != stored_trials:  # none given: the stored count goes on
+                    trials = stored_trials
+                    self.job = ItemJob(scorers, target, scorer_timeout, target_timeout, trials)  # type: ignore[arg-type]
                 if run_id is not None and run_id != self.resumed.run_id:
                     raise ConfigError(
                         f"run_id {run_id!r} is not the resumed run {self.resumed.run_id}",

@@ -116,8 +116,9 @@ class ResultWriter:
                 ]
                 self._store.write_results(rows, replace=self._replace)
                 write_labels(self._store, self._new_labels(batch))
-                write_trials(self._store, [row for done in batch for row in trial_rows(
-                    self._run_id, done.outcome, done.created_at)])  # fmt: skip
+                trial_batch = [row for done in batch for row in trial_rows(
+                    self._run_id, done.outcome, done.created_at)]  # fmt: skip
+                write_trials(self._store, trial_batch, replace=self._replace)  # fmt: skip
             except Exception as exc:
                 with self._cond:
                     self._error = (

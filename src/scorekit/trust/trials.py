@@ -17,6 +17,7 @@ reports, over the items scored ``ok`` in every trial:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -92,25 +93,34 @@ def trial_summary(
         The summary, or ``None`` when no item was scored ``ok`` in every trial.
 
     Raises:
-        ConfigError: items with different numbers of trials, fewer than 2 trials, or fewer
-            than 100 resamples.
+        ConfigError: not a mapping, items with different numbers of trials, fewer than 2
+            trials, a score or the threshold not finite, or fewer than 100 resamples.
 
     Example:
         >>> found = trial_summary({"a": [1.0, 1.0], "b": [0.0, 1.0]}, resamples=100)
         >>> found.mean_spread, found.self_consistency, found.mean.value
         (0.25, 0.5, 0.75)
     """
-    counts = {len(row) for row in scores.values()}
+    if not isinstance(scores, Mapping):
+        raise ConfigError("scores must map item ids to their scores", field="scores")
+    if not math.isfinite(threshold):
+        raise ConfigError(
+            f"threshold must be a finite number, not {threshold!r}", field="threshold"
+        )
+    rows = {item: list(scores[item]) for item in sorted(scores)}  # the same order, any input
+    counts = {len(row) for row in rows.values()}
     if len(counts) > 1:
         raise ConfigError("every item needs the same number of trials", field="scores")
     if counts and min(counts) < 2:
         raise ConfigError("trials need at least 2 scores per item", field="scores")
     if resamples < 100:
         raise ConfigError(f"resamples must be at least 100, not {resamples}", field="resamples")
-    complete = [row for row in scores.values() if all(v is not None for v in row)]
+    complete = [row for row in rows.values() if all(v is not None for v in row)]
     if not complete:
         return None
     matrix = np.asarray(complete, dtype=np.float64)  # items × trials
+    if not np.isfinite(matrix).all():
+        raise ConfigError("every score must be a finite number (or None)", field="scores")
     n, k = matrix.shape
     spread = matrix.std(axis=1)
     passed = matrix >= threshold
@@ -119,9 +129,9 @@ def trial_summary(
     rng = np.random.default_rng(check_seed(seed))
     means = np.empty(rounds)
     for r in range(rounds):  # items, then each chosen item's trials
-        rows = np.asarray(rng.integers(0, n, size=n))[:, None]
+        chosen = np.asarray(rng.integers(0, n, size=n))[:, None]
         picks = rng.integers(0, k, size=(n, k))
-        means[r] = matrix[rows, picks].mean()
+        means[r] = matrix[chosen, picks].mean()
     low, high = np.percentile(means, [2.5, 97.5])
     return TrialSummary(
         trials=k,

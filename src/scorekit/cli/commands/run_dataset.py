@@ -509,7 +509,11 @@ def _execute(
         )
     )
     if plan.trials > 1:
-        _out().print(console.trials_table(result.trial_summaries()))
+        found = result.trial_summaries()
+        if found:
+            _out().print(console.trials_table(found))
+        else:
+            _out().print("trials: no item was scored ok in every trial", markup=False)
     stored.print_usage(result.judge_usage.to_dict(), time.perf_counter() - started)
     if plan.correlate:
         found = agreement(list(result.summaries), log.pairs, plan.correlate)

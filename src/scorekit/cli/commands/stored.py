@@ -120,8 +120,13 @@ def show(
         out().print(console.alignment_table(trust))
     for line in stored_alignment_notes(borrowed, own=record.id):
         out().print(line, markup=False, highlight=False)
-    summaries_of_trials = {sid: found for sid, scores in repeats.items()
-                           if (found := trial_summary(scores)) is not None}  # fmt: skip
+    count = record.config.get("trials", 1) if isinstance(record.config, dict) else 1
+    summaries_of_trials = {  # the items with the run's number of trials (a resume may differ)
+        sid: found
+        for sid, scores in repeats.items()
+        if (found := trial_summary({i: r for i, r in scores.items() if len(r) == count}))
+        is not None
+    } if isinstance(count, int) and count > 1 else {}  # fmt: skip
     if summaries_of_trials:
         out().print(console.trials_table(summaries_of_trials))
     took = None
@@ -149,7 +154,7 @@ def compare(
         typer.Option(
             "--significant",
             help="With --fail-on-regression: a fall counts only when its paired 95 % "
-            "interval lies below 0",
+            "interval lies below 0 and p <= 0.05",
         ),
     ] = False,
     threshold: Annotated[
