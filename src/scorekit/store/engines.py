@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from sqlalchemy import Engine, Table, create_engine, event, insert
+from sqlalchemy import Engine, Table, bindparam, create_engine, delete, event, insert
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 from typing_extensions import Self
@@ -261,24 +261,45 @@ class Database:
         """The SQLAlchemy engine (for the store's own modules, such as its labels)."""
         return self._engine
 
-    def insert(self, table: Table, rows: Sequence[Mapping[str, Any]], *, what: str) -> None:
+    def insert(
+        self,
+        table: Table,
+        rows: Sequence[Mapping[str, Any]],
+        *,
+        what: str,
+        replace: bool = False,
+    ) -> None:
         """Insert ``rows`` into ``table`` in one transaction (none: nothing is done).
 
         Args:
             table: one of the store's tables.
             rows: column name → value, one mapping per row.
-            what: what the rows are, for the error (``"labels"``).
+            what: what the rows are, for the error (``"results"``).
+            replace: first delete the table's rows of the same (run, item, scorer) pairs
+                (a resumed run scoring again what failed before); the table has ``run_id``,
+                ``item_id`` and ``scorer_id`` columns.
 
         Raises:
-            StoreError: the write failed; none of the rows is stored.
+            StoreError: the write failed; none of the rows is stored (nor deleted).
         """
         if not rows:
             return
         try:
             with self._engine.begin() as conn:
+                if replace:
+                    conn.execute(
+                        delete(table).where(
+                            table.c.run_id == bindparam("r"),
+                            table.c.item_id == bindparam("i"),
+                            table.c.scorer_id == bindparam("s"),
+                        ),
+                        [{"r": r["run_id"], "i": r["item_id"], "s": r["scorer_id"]} for r in rows],
+                    )
                 conn.execute(insert(table), [dict(row) for row in rows])
         except SQLAlchemyError as exc:
-            raise StoreError(f"cannot write {what}: {short_error(exc)}", url=self.url) from exc
+            raise StoreError(
+                f"writing {what} failed on {self.url}: {short_error(exc)}", url=self.url
+            ) from exc
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.url!r})"

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, delete, inspect, select
+from sqlalchemy import inspect, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from scorekit.errors import StoreError
@@ -54,21 +54,7 @@ def write_trials(db: Database, rows: Sequence[dict[str, Any]], *, replace: bool 
     Raises:
         StoreError: the write failed; none of the rows is stored.
     """
-    if rows and replace:
-        pairs = sorted({(r["run_id"], r["item_id"], r["scorer_id"]) for r in rows})
-        try:
-            with db.engine.begin() as conn:
-                conn.execute(
-                    delete(trials).where(
-                        trials.c.run_id == bindparam("r"),
-                        trials.c.item_id == bindparam("i"),
-                        trials.c.scorer_id == bindparam("s"),
-                    ),
-                    [{"r": r, "i": i, "s": s} for r, i, s in pairs],
-                )
-        except SQLAlchemyError as exc:
-            raise StoreError(f"cannot replace trials: {exc}") from exc
-    db.insert(trials, rows, what="trials")
+    db.insert(trials, rows, what="trials", replace=replace)
 
 
 def trial_scores(db: Database, run_id: str) -> dict[str, dict[str, list[float | None]]]:

@@ -16,7 +16,6 @@ from typing import Any
 
 from sqlalchemy import (
     and_,
-    bindparam,
     case,
     delete,
     func,
@@ -263,22 +262,7 @@ class Store(Database):
         Raises:
             StoreError: the write failed; none of the rows is stored.
         """
-        if not rows:
-            return
-        try:
-            with self._engine.begin() as conn:
-                if replace:
-                    conn.execute(
-                        delete(results).where(
-                            results.c.run_id == bindparam("r"),
-                            results.c.item_id == bindparam("i"),
-                            results.c.scorer_id == bindparam("s"),
-                        ),
-                        [{"r": r["run_id"], "i": r["item_id"], "s": r["scorer_id"]} for r in rows],
-                    )
-                conn.execute(insert(results), [dict(r) for r in rows])
-        except SQLAlchemyError as exc:
-            raise self._fail("writing results", exc) from exc
+        self.insert(results, rows, what="results", replace=replace)
 
     # -- reading ---------------------------------------------------------------------------
 
