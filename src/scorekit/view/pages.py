@@ -127,9 +127,8 @@ def _trust(request: Request, run: RunRecord) -> tuple[dict[str, Any], list[str]]
     read-only store of the same database, opened once per app.
     """
     database = _database(request)
-    if not has_labels(database, run.id) and not latest_alignments(database, run):
-        return {}, []
-    trust = align(_trust_store(request), run.id) if has_labels(database, run.id) else {}
+    labelled = has_labels(database, run.id)
+    trust = align(_trust_store(request), run.id) if labelled else {}
     return trust, stored_alignment_notes(latest_alignments(database, run), own=run.id)
 
 
