@@ -26,8 +26,9 @@ core: $(CORE)
 
 ## demo: the main job on real data. 879 STS-B pairs through content similarity (agreement with
 ## the human scores), then 12 ExpertQA RAG answers through five scorers, two of them with an LLM
-## judge ($$SCOREKIT_MODEL, else the tiny local/smollm2). Results go to .scorekit/scorekit.db,
-## HTML reports to .scorekit/*.html.
+## judge ($$SCOREKIT_MODEL, else the tiny local/smollm2), then 40 ExpertQA claims through
+## faithfulness with `align`: the judge against the experts' labels of 30 of them, and the
+## corrected mean. Results go to .scorekit/scorekit.db, HTML reports to .scorekit/*.html.
 demo: venv core
 	$(BIN)/scorekit run examples/stsb/sts-test-non-msr.tsv \
 		--no-header --no-quote --ground-truth-field 5 --output-field 6 \
@@ -37,6 +38,8 @@ demo: venv core
 	@# repair are errors): a result to read in the table, not a failure of the demo
 	$(BIN)/scorekit run examples/expertqa/expertqa.yaml --report .scorekit/expertqa-report.html \
 		|| { code=$$?; test $$code -eq 1 && echo "demo: the ExpertQA run finished; its verdict failed (see the table above)"; test $$code -eq 1; }
+	$(BIN)/scorekit run examples/expertqa/expertqa-claims.yaml --report .scorekit/claims-report.html
+	$(BIN)/scorekit align latest
 	@echo "database: .scorekit/scorekit.db (.venv/bin/scorekit runs | show latest | report latest -o FILE; or source .venv/bin/activate first)"
 	@echo "browse the runs: $(BIN)/scorekit view --db .scorekit/scorekit.db  (then open http://127.0.0.1:8088/)"
 

@@ -64,10 +64,12 @@ def test_config_run_stores_reports_and_passes(tmp_path: Path) -> None:
     result = invoke("run", str(config), "--db", str(db), "--report", str(tmp_path / "r.html"))
     assert result.exit_code == 0, result.output
     row = next(line for line in result.stdout.splitlines() if "content-similarity" in line)
-    # ok, skipped, error, error rate, mean, median, min, max, min. mean, max. errors, gate
+    # ok, skipped, error, error rate, mean, mean 95 %, median, min, max, min. mean, max. errors,
+    # gate; the interval: 2,000 seeded resamples of two items scored 0 and 1
     assert [c.strip() for c in row.split("│")[2:-1]] == (
-        ["2", "0", "0", "0%", "0.5000", "0.5000", "0.0000", "1.0000", "0.5", "0%", "pass"]
-    )
+        ["2", "0", "0", "0%", "0.5000", "[0.0000, 1.0000]", "0.5000", "0.0000", "1.0000", "0.5",
+         "0%", "pass"]
+    )  # fmt: skip
     assert "verdict: passed" in result.stdout
     assert "stored: run " in result.stdout
     assert f"report: {tmp_path / 'r.html'}" in result.stdout
@@ -284,6 +286,7 @@ def test_runs_show_compare_and_report(tmp_path: Path, store_db: str | Path) -> N
         "     0 ",
         "         0% ",
         " 0.6250 ",
+        " [0.2500, 1.0000] ",
         " 0.6250 ",
         " 0.2500 ",
         " 1.0000 ",

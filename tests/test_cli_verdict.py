@@ -66,7 +66,7 @@ def test_an_all_error_run_fails_in_the_database_every_view_and_the_exit_code(
     assert shown.exit_code == 0, shown.output
     assert "status finished · verdict failed" in shown.stdout
     assert cells(shown.stdout, "content-similarity-scorer") == [
-        "content-similarity-scorer", "0", "0", "2", "100%", "—", "—", "—", "—", "—", "0%",
+        "content-similarity-scorer", "0", "0", "2", "100%", "—", "—", "—", "—", "—", "—", "0%",
         "FAIL: no ok result; error rate 100% > 0%",
     ]  # fmt: skip
     assert '<span class="badge failed">failed</span>' in html

@@ -215,6 +215,11 @@ class ScoreSummary:
     scorer_id: str
     counts: dict[Status, int]
     scores: array[float]
+    mean_interval: tuple[float, float] | None
+    """The mean's 95 % bootstrap interval over items, where it was measured
+    (:func:`scorekit.trust.estimates.with_mean_interval`; the store measures it for every summary
+    it reads or writes); ``None`` otherwise. Kept by :meth:`to_dict` / :meth:`from_dict`, cleared
+    by :meth:`add_score` and not carried by :meth:`merge` (the scores changed)."""
     _stored: _Stored | None = field(default=None, repr=False)
 
     def __init__(
@@ -232,6 +237,7 @@ class ScoreSummary:
                 f"summary of {scorer_id!r}: bad scores ({exc})", field="scores"
             ) from None
         self._stored = None
+        self.mean_interval = None
         if not all(map(math.isfinite, self.scores)):
             raise ConfigError(
                 f"summary of {scorer_id!r}: every score must be finite (no NaN or infinity)",
@@ -267,6 +273,7 @@ class ScoreSummary:
                 (``field="scores"``).
         """
         self._need_scores("add to")
+        self.mean_interval = None
         if status not in self.counts:
             raise ConfigError(f"unknown status {status!r}", field="status")
         if status == "ok":
@@ -381,7 +388,8 @@ class ScoreSummary:
         """Return the summary as JSON data (the shape of the run row's ``totals`` entries).
 
         ``{"counts", "mean", "median", "min", "max", "histogram"}``: the first five are the
-        keys older rows hold; ``histogram`` is the default one (:data:`DEFAULT_BINS` bins).
+        keys older rows hold; ``histogram`` is the default one (:data:`DEFAULT_BINS` bins);
+        ``"mean_interval"`` (``[low, high]``) where :attr:`mean_interval` is known.
 
         Args:
             scores: also keep every ``ok`` score under ``"scores"``, so that :meth:`from_dict`
@@ -399,6 +407,8 @@ class ScoreSummary:
         }
         if self._stored is None or self._stored.histogram is not None:
             data["histogram"] = self.histogram().to_dict()
+        if self.mean_interval is not None:
+            data["mean_interval"] = list(self.mean_interval)
         if scores:
             self._need_scores("write the scores of")
             data["scores"] = self.scores.tolist()
@@ -410,8 +420,8 @@ class ScoreSummary:
 
         Args:
             scorer_id: the scorer the data belongs to (the key of the ``totals`` entry).
-            data: ``{"counts", "mean", "median", "min", "max"}``, optionally ``"histogram"``
-                and ``"scores"``.
+            data: ``{"counts", "mean", "median", "min", "max"}``, optionally ``"histogram"``,
+                ``"mean_interval"`` (``[low, high]``) and ``"scores"``.
 
         Returns:
             With ``"scores"``, a summary equal to the one written. Without, a summary with the
@@ -431,8 +441,11 @@ class ScoreSummary:
             found = data["scores"]
             if not isinstance(found, list) or not all(_is_score(s) for s in found):
                 raise ConfigError(f"summary of {scorer_id!r}: bad scores", field="scores")
-            return cls(scorer_id, counts, (float(s) for s in found))
+            whole = cls(scorer_id, counts, (float(s) for s in found))
+            whole.mean_interval = _interval(scorer_id, data)
+            return whole
         summary = cls(scorer_id)
+        summary.mean_interval = _interval(scorer_id, data)
         summary.counts = counts
         histogram = data.get("histogram")
         summary._stored = _Stored(
@@ -451,3 +464,19 @@ def _statistic(scorer_id: str, data: Mapping[str, Any], key: str) -> float:
     if value is None or not _is_score(value):
         raise ConfigError(f"summary of {scorer_id!r}: bad {key} {value!r}", field=key)
     return float(value)
+
+
+def _interval(scorer_id: str, data: Mapping[str, Any]) -> tuple[float, float] | None:
+    value = data.get("mean_interval")
+    if value is None:
+        return None  # an older row, or a summary whose interval was not measured
+    if (
+        not isinstance(value, list)
+        or len(value) != 2
+        or not all(_is_score(v) for v in value)
+        or value[0] > value[1]
+    ):
+        raise ConfigError(
+            f"summary of {scorer_id!r}: bad mean_interval {value!r}", field="mean_interval"
+        )
+    return float(value[0]), float(value[1])

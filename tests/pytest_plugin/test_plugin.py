@@ -111,18 +111,19 @@ def _summary_row(out: str, scorer_id: str) -> list[str]:
 def test_summary_counts_by_status_and_the_statistics(project: pytest.Pytester) -> None:
     project.makepyfile(test_scores=ASSERTIONS)
     out = project.runpytest_subprocess("-p", "no:cacheprovider").stdout.str()
-    # columns: ok, skipped, error, error rate, mean, median, min, max
+    # columns: ok, skipped, error, error rate, mean, mean 95 % (seeded bootstrap), median, min, max
     assert _summary_row(out, "length") == [
         "6",
         "0",
         "0",
         "0%",
         "0.6167",
+        "[0.4333, 0.7833]",
         "0.6500",
         "0.2000",
         "0.9000",
     ]
-    assert _summary_row(out, "needs-reference") == ["0", "3", "0", "0%", "—", "—", "—", "—"]
+    assert _summary_row(out, "needs-reference") == ["0", "3", "0", "0%", "—", "—", "—", "—", "—"]
 
 
 def test_one_stored_run_with_the_node_ids_as_item_ids(project: pytest.Pytester) -> None:

@@ -45,6 +45,7 @@ def same_statistics(a: ScoreSummary, b: ScoreSummary) -> None:
     assert a.counts == b.counts
     assert (a.mean, a.median, a.minimum, a.maximum) == (b.mean, b.median, b.minimum, b.maximum)
     assert a.histogram() == b.histogram()
+    assert a.mean_interval == b.mean_interval
 
 
 def test_an_ended_run_reads_its_totals_which_are_its_rows(store_db: str | Path) -> None:
@@ -134,6 +135,29 @@ def test_reopening_a_run_clears_its_totals(store_db: str | Path) -> None:
         {},  # no totals at all
         {"other": {"counts": {"ok": 0}, "histogram": {}}},  # a scorer of the run missing
         {"length": {"counts": "bad", "histogram": {}}},  # malformed
+        # written before the mean's interval was kept
+        {
+            "length": {
+                "counts": {"ok": 9},
+                "mean": 0.9,
+                "median": 0.9,
+                "min": 0.9,
+                "max": 0.9,
+                "histogram": {"edges": [0.0, 1.0], "counts": [9]},
+            }
+        },
+        # an interval that is not one
+        {
+            "length": {
+                "counts": {"ok": 9},
+                "mean": 0.9,
+                "median": 0.9,
+                "min": 0.9,
+                "max": 0.9,
+                "histogram": {"edges": [0.0, 1.0], "counts": [9]},
+                "mean_interval": [1.0, 0.5],
+            }
+        },
     ],
 )
 def test_totals_the_rule_cannot_trust_give_way_to_the_rows(
@@ -148,6 +172,7 @@ def test_totals_the_rule_cannot_trust_give_way_to_the_rows(
     assert list(summaries) == ["length"]
     assert summaries["length"].has_scores
     assert summaries["length"].counts == {"ok": 3, "skipped": 0, "error": 0}
+    assert summaries["length"].mean_interval is not None  # measured again from the rows
 
 
 def test_compare_reads_the_same_summaries(store_db: str | Path) -> None:

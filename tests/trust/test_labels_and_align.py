@@ -134,6 +134,12 @@ def test_the_align_command_prints_and_writes_the_figures(tmp_path: Path) -> None
                                     "-s", "content-similarity"])  # fmt: skip
     assert done.exit_code == 0, done.output
     assert "agreement with human labels" in done.output and "30/40" in done.output
+    wide = CliRunner().invoke(app, ["align", "latest", "--db", str(db), "--no-save"],
+                              env={"COLUMNS": "240"})  # fmt: skip
+    (row,) = [line for line in wide.output.splitlines() if SCORER in line]
+    cells = [cell.strip() for cell in row.split("│")[1:-1]]
+    assert cells[7] == "0.500"  # the judge's raw mean: 20 of the 40 outputs repeat the input
+    assert cells[8] == "0.500 [0.329, 0.671] (ppi)"  # closed form: no resampling
     written = json.loads(out.read_text())
     assert written["run_id"] == result.run_id
     (one,) = written["scorers"]

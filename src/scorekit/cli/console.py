@@ -23,6 +23,7 @@ from scorekit.store.records import RunRecord, ScorerChange, ScoreRegression
 from scorekit.summary import ScoreSummary
 from scorekit.trust.agreement import Interval
 from scorekit.trust.alignment import Alignment
+from scorekit.trust.estimates import with_mean_interval
 from scorekit.trust.paired import PairedComparison
 from scorekit.trust.trials import TrialSummary
 from scorekit.verdict import error_rate, format_rate
@@ -33,6 +34,7 @@ __all__ = [
     "correlation_table",
     "format_change",
     "format_time",
+    "interval_text",
     "means_text",
     "paired_table",
     "providers_table",
@@ -45,7 +47,7 @@ __all__ = [
     "usage_text",
 ]
 
-_STATISTICS = ("ok", "skipped", "error", "error rate", "mean", "median", "min", "max")
+_STATISTICS = ("ok", "skipped", "error", "error rate", "mean", "mean 95 %", "median", "min", "max")
 
 
 def format_change(value: float | None) -> str:
@@ -66,7 +68,9 @@ def summary_table(
     max_error_rates: Mapping[str, float] | None = None,
     failures: Mapping[str, Sequence[str]] | None = None,
 ) -> Table:
-    """One row per scorer: counts by status, error rate, mean, median, min and max; the gates.
+    """One row per scorer: counts by status, error rate, mean and its interval, median, min, max.
+
+    The interval is the mean's 95 % bootstrap interval over items; the gates follow.
 
     Args:
         summaries: scorer id → summary, in the order to show.
@@ -96,6 +100,7 @@ def summary_table(
             str(summary.counts["error"]),
             format_rate(error_rate(summary)),
             score_text(summary.mean),
+            interval_text(summary),
             score_text(summary.median),
             score_text(summary.minimum),
             score_text(summary.maximum),
@@ -111,6 +116,15 @@ def summary_table(
             cells.append(Text("FAIL: " + "; ".join(failed)) if failed else "pass")
         table.add_row(Text(sid), *cells)
     return table
+
+
+def interval_text(summary: ScoreSummary) -> str:
+    """The mean's 95 % bootstrap interval over items, ``[0.6200, 0.8100]``.
+
+    ``—`` without one: fewer than two ``ok`` scores.
+    """
+    found = summary.mean_interval or with_mean_interval(summary).mean_interval
+    return "—" if found is None else f"[{found[0]:.4f}, {found[1]:.4f}]"
 
 
 def means_text(summaries: Mapping[str, ScoreSummary]) -> str:
@@ -256,18 +270,19 @@ def alignment_table(found: Mapping[str, Alignment]) -> Table:
     """The terminal table of :func:`~scorekit.trust.alignment.align`'s result."""
     table = Table(title="agreement with human labels (95 % intervals)")
     for heading in ("scorer", "labelled", "balanced acc.", "κ", "AUROC", "best thr.",
-                    "Spearman", "mean (method)"):  # fmt: skip
+                    "Spearman", "judge mean", "mean (method)"):  # fmt: skip
         table.add_column(heading)
     for sid, one in found.items():
         figures = one.agreement
         estimate = one.estimate
-        mean = "—"
+        mean = raw = "—"
         if estimate is not None:
             bounds = f"[{estimate.low:.3f}, {estimate.high:.3f}]"
             mean = f"{estimate.mean:.3f} {bounds} ({estimate.method})"
+            raw = f"{estimate.raw_mean:.3f}"
         if figures.not_enough is not None:
             table.add_row(sid, f"{one.labelled}/{one.scored}", figures.not_enough, "", "", "", "",
-                          mean)  # fmt: skip
+                          raw, mean)  # fmt: skip
             continue
         table.add_row(
             sid,
@@ -277,6 +292,7 @@ def alignment_table(found: Mapping[str, Alignment]) -> Table:
             _figure(figures.auroc),
             _figure(figures.best_threshold),
             _figure(figures.spearman),
+            raw,
             mean,
         )
     return table

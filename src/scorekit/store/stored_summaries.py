@@ -14,6 +14,9 @@ from :meth:`~scorekit.store.Store.run_summaries`, which follows one rule:
   ``histogram`` key that older rows lack); for a running run (or a crashed one, whose status
   stays ``running``), and for older rows, the summaries are read from the rows again.
   :meth:`~scorekit.store.Store.reopen_run` clears the totals of a resumed run.
+* every summary read from rows gets its mean's 95 % bootstrap interval
+  (:func:`scorekit.trust.estimates.with_mean_interval`, seeded), which the totals keep; totals
+  written before that (``ok >= 2`` without ``mean_interval``) are read from the rows again.
 
 So ``runs`` and ``show`` print the same numbers for every run: they read the same source
 through the same function. Reading the totals keeps ``runs`` fast: a 100,000-result run takes
@@ -34,6 +37,7 @@ from scorekit.results import Status
 from scorekit.store.records import RunRecord
 from scorekit.store.tables import results
 from scorekit.summary import ScoreSummary
+from scorekit.trust.estimates import with_mean_interval
 
 __all__ = ["read_summaries", "stored_summaries"]
 
@@ -90,7 +94,8 @@ def read_summaries(
             finite = False
         if not finite:
             raise StoreError(f"an ok result row of {sid!r} in run {run_id} has no finite score")
-        summaries[sid] = ScoreSummary(sid, counts[sid], [float(s) for s in found])
+        summary = ScoreSummary(sid, counts[sid], [float(s) for s in found])
+        summaries[sid] = with_mean_interval(summary)
     return summaries
 
 
@@ -108,7 +113,15 @@ def stored_summaries(run: RunRecord) -> dict[str, ScoreSummary] | None:
         return None
     if any(_FORMAT_KEY not in entries[sid] for sid in order):
         return None
+    if any(_lacks_interval(entries[sid]) for sid in order):
+        return None  # written before the mean's interval was kept: read the rows again
     try:
         return {sid: ScoreSummary.from_dict(sid, entries[sid]) for sid in order}
     except ConfigError:
         return None
+
+
+def _lacks_interval(entry: dict[str, object]) -> bool:
+    counts = entry.get("counts")
+    ok = counts.get("ok") if isinstance(counts, dict) else None
+    return isinstance(ok, int) and ok >= 2 and "mean_interval" not in entry

@@ -32,10 +32,11 @@ from typing import Literal
 import numpy as np
 
 from scorekit.errors import ConfigError
+from scorekit.summary import ScoreSummary
 from scorekit.trust.agreement import DEFAULT_RESAMPLES, MIN_LABELS, finite
 from scorekit.trust.resampling import for_resampling, resampled_counts
 
-__all__ = ["MeanEstimate", "bootstrap_mean", "ppi_mean"]
+__all__ = ["MeanEstimate", "bootstrap_mean", "ppi_mean", "with_mean_interval"]
 
 Z95 = NormalDist().inv_cdf(0.975)
 """The normal quantile of a two-sided 95 % interval (1.959963984540054)."""
@@ -166,3 +167,34 @@ def bootstrap_mean(
     low, high = np.percentile(means, [2.5, 97.5])
     mean = float(x.mean())
     return MeanEstimate("bootstrap", mean, float(low), float(high), 0, int(x.size), mean)
+
+
+def with_mean_interval(
+    summary: ScoreSummary, *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0
+) -> ScoreSummary:
+    """Set ``summary.mean_interval`` to :func:`bootstrap_mean`'s interval of its ``ok`` scores.
+
+    Every run's summary gets it, labels or not: the interval over items says how far the mean
+    would move on another sample of items like these (it covers the judge's mean, not the
+    humans'; the labelled slice's corrected mean is :func:`ppi_mean`). Fixed resamples and seed,
+    so that the run loop, the store's totals and a summary read again from the rows agree.
+
+    Args:
+        summary: a summary holding its scores; one with fewer than two ``ok`` scores, or read
+            back without its scores, is left as it is (an interval of one score says nothing).
+        resamples: bootstrap resamples, ``>= 100``.
+        seed: the resamples' seed.
+
+    Returns:
+        ``summary`` itself.
+
+    Example:
+        >>> from scorekit.summary import ScoreSummary
+        >>> s = ScoreSummary("s", {"ok": 4}, [0.0, 1.0, 1.0, 1.0])
+        >>> with_mean_interval(s).mean_interval
+        (0.25, 1.0)
+    """
+    if summary.has_scores and len(summary.scores) >= 2:
+        found = bootstrap_mean(summary.scores, resamples=resamples, seed=seed)
+        summary.mean_interval = (found.low, found.high)
+    return summary

@@ -64,7 +64,7 @@ def out() -> Console:
     # off a terminal (pipes, CI logs) tables get room instead of cutting numbers to "0.55…"
     console = Console()
     if not console.is_terminal and "COLUMNS" not in os.environ:
-        console = Console(width=160)
+        console = Console(width=200)
     return console
 
 
