@@ -213,17 +213,17 @@ def test_marker_checks_the_mean_over_all_cases_at_the_end(project: pytest.Pytest
     assert result.ret == 1  # every case passed; the mean of one test did not
     out = result.stdout.str()
     assert (
-        "FAILED thresholds of test_marked.py::test_mean_fails: other: no score recorded in its "
+        "FAILED gates of test_marked.py::test_mean_fails: other: no score recorded in its "
         "3 cases; length: mean 0.4333 < 0.6 over 3 cases" in out
     )
-    assert "thresholds of test_marked.py::test_mean_passes" not in out
+    assert "gates of test_marked.py::test_mean_passes" not in out
 
 
 def test_marker_passing_keeps_exit_code_zero(project: pytest.Pytester) -> None:
     project.makepyfile(test_marked=MARKED)
     result = project.runpytest_subprocess("-p", "no:cacheprovider", "-k", "passes")
     assert result.ret == 0
-    assert "FAILED thresholds" not in result.stdout.str()
+    assert "FAILED gates" not in result.stdout.str()
 
 
 UNSCORED = """
@@ -252,7 +252,7 @@ def test_a_marker_whose_cases_scored_nothing_says_its_thresholds_were_not_checke
     out = result.stdout.str()
     for test in ("test_never_scores", "test_all_skipped"):
         assert (
-            f"thresholds of test_unscored.py::{test} not checked: none of its cases recorded "
+            f"gates of test_unscored.py::{test} not checked: none of its cases recorded "
             "a score" in out
         )
     assert not (project.path / ".scorekit" / "scorekit.db").exists()  # no score, no run
@@ -282,7 +282,7 @@ def test_xdist_one_run_every_item_once_one_summary(project: pytest.Pytester) -> 
     out = result.stdout.str()
     assert out.count("= scorekit =") == 1
     assert out.count("stored: run ") == 1
-    assert "FAILED thresholds of test_marked.py::test_mean_fails" in out
+    assert "FAILED gates of test_marked.py::test_mean_fails" in out
     assert result.ret == 1
     assert _summary_row(out, "length")[:2] == ["12", "0"]
     with _store(project) as store:

@@ -134,6 +134,7 @@ async def score_item(
     threads: ThreadPool | None = None,
     scorer_timeout: float | None = DEFAULT_SCORER_TIMEOUT,
     target_timeout: float | None = DEFAULT_TARGET_TIMEOUT,
+    trials: int = 1,
 ) -> ItemResult:
     """Score one item: call the target when the item has no output, then run every scorer.
 
@@ -150,6 +151,8 @@ async def score_item(
             may take; ``None``: no limit (see :mod:`scorekit.evals.scorer_threads`).
         target_timeout: seconds the target call may take; ``None``: no limit. Past it the
             item's results are ``error`` of type ``TargetTimeoutError``.
+        trials: how many times each scorer scores the item, ``1`` to :data:`MAX_TRIALS`; the
+            repeats (judge sampled anew) go to :attr:`ItemResult.trials`.
 
     Returns:
         The item's results, one per scorer, in scorer order. Never raises for the item's own
@@ -159,8 +162,8 @@ async def score_item(
     Raises:
         ConfigError: ``item`` is not an :class:`~scorekit.items.EvalItem` (``field="item"``),
             ``scorers`` is not a list of scorers with distinct ids (``field="scorers"``), or
-            ``scorer_timeout`` or ``target_timeout`` is not a number > 0 or ``None``
-            (``field`` names it).
+            ``scorer_timeout`` or ``target_timeout`` is not a number > 0 or ``None``, or
+            ``trials`` is not an integer in range (``field`` names it).
     """
     if not isinstance(item, EvalItem):
         raise ConfigError(
@@ -168,7 +171,7 @@ async def score_item(
             "(EvalItem.from_value builds one from a mapping)",
             field="item",
         )
-    job = ItemJob(scorers, target, scorer_timeout, target_timeout)  # type: ignore[arg-type]
+    job = ItemJob(scorers, target, scorer_timeout, target_timeout, trials)  # type: ignore[arg-type]
     return await job(item, done, threads=threads)
 
 

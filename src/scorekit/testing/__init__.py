@@ -2,6 +2,7 @@
 
 - :mod:`~scorekit.testing.assertions`: :func:`assert_score`, :func:`assert_scores` (re-exported
   here: ``from scorekit.testing import assert_score``);
+- :mod:`~scorekit.testing.marker`: ``@pytest.mark.scorekit(...)``'s settings, checked;
 - :mod:`~scorekit.testing.plugin`: the pytest plugin (``pytest11`` entry point);
 - :mod:`~scorekit.testing.session`: the scores of one pytest session, gated and stored once.
 """
@@ -16,6 +17,7 @@ from scorekit.testing.assertions import (
     assert_score,
     assert_scores,
     recording,
+    repeating,
 )
 
 __all__ = [
@@ -26,4 +28,5 @@ __all__ = [
     "assert_score",
     "assert_scores",
     "recording",
+    "repeating",
 ]

@@ -38,7 +38,7 @@ from scorekit._sync import run_sync
 from scorekit.errors import ConfigError, ScorekitError
 from scorekit.evals.gates import resolve_scorer_keys
 from scorekit.evals.per_item import score_item
-from scorekit.items import EvalItem
+from scorekit.items import EvalItem, check_label
 from scorekit.pipeline import Scorer
 from scorekit.results import ScorerRunResult
 from scorekit.steps import RECORD_FIELDS, RESULT_FIELDS, record_values
@@ -51,6 +51,7 @@ __all__ = [
     "assert_score",
     "assert_scores",
     "recording",
+    "repeating",
 ]
 
 _PLACEHOLDER_ID = "assert_score"
@@ -96,6 +97,8 @@ class ScoreCheck:
         failures: scorer id → why its result failed (scorers that passed are absent).
         scorers: ``{"id", "name", "description"}`` of each scorer (the id alone for a result
             passed in directly).
+        trials: scorer id → the repeats of its result under :func:`repeating` (the result in
+            :attr:`results` is trial 0; empty for one trial).
     """
 
     item: EvalItem
@@ -104,6 +107,7 @@ class ScoreCheck:
     bounds: dict[str, Bound]
     failures: dict[str, str] = field(default_factory=dict)
     scorers: list[dict[str, str]] = field(default_factory=list)
+    trials: dict[str, list[ScorerRunResult]] = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
@@ -132,6 +136,27 @@ def recording(sink: ScoreSink | None) -> Iterator[None]:
         yield
     finally:
         _SINK.reset(token)
+
+
+_TRIALS: contextvars.ContextVar[int] = contextvars.ContextVar("scorekit_trials", default=1)
+
+
+@contextlib.contextmanager
+def repeating(trials: int) -> Iterator[None]:
+    """Score every item of the checks made in this context ``trials`` times.
+
+    The first trial is the result the bounds check; the others sample the judge anew (as
+    ``run_evals(trials=k)`` does) and go to :attr:`ScoreCheck.trials`. The pytest plugin sets
+    it from ``@pytest.mark.scorekit(trials=k)``.
+
+    Args:
+        trials: ``1`` to :data:`~scorekit.evals.per_item.MAX_TRIALS` (checked when scoring).
+    """
+    token = _TRIALS.set(trials)
+    try:
+        yield
+    finally:
+        _TRIALS.reset(token)
 
 
 class ScoreAssertionError(ScorekitError, AssertionError):
@@ -233,6 +258,7 @@ def _check(
     bounds: dict[str, Bound],
     allow_skipped: bool,
     scorers: list[dict[str, str]],
+    trials: Mapping[str, list[ScorerRunResult]],
 ) -> ScoreCheck:
     __tracebackhide__ = True  # pytest shows the caller's line, not this module's
     failures = {}
@@ -240,7 +266,7 @@ def _check(
         why = _failure(result, bounds[sid], allow_skipped)
         if why is not None:
             failures[sid] = why
-    check = ScoreCheck(item, output, dict(scored), bounds, failures, scorers)
+    check = ScoreCheck(item, output, dict(scored), bounds, failures, scorers, dict(trials))
     sink = _SINK.get()
     if sink is not None:
         sink(check)
@@ -255,6 +281,7 @@ def assert_scores(
     min: float | Mapping[str, float] | None = None,
     max: float | Mapping[str, float] | None = None,
     allow_skipped: bool = False,
+    human_labels: Mapping[str, Any] | None = None,
     **record: Any,
 ) -> dict[str, ScorerRunResult]:
     """Score one item with several scorers (concurrently) and check every result.
@@ -277,6 +304,9 @@ def assert_scores(
             lower is better: toxicity, bias, hallucination).
         allow_skipped: let a ``skipped`` result (nothing to measure) pass. An ``error``
             result always fails.
+        human_labels: scorer (id or registry name) → a person's label of this item, ``0`` or
+            ``1`` or graded in ``[0, 1]``: stored with the session's run and read by a
+            ``@pytest.mark.scorekit(min_agreement=...)`` gate; never compared with the bounds.
 
     Returns:
         Scorer id → result, when every result passed.
@@ -286,7 +316,8 @@ def assert_scores(
             allowed) or ``error``; the message has every score, bound, reason and error.
         ConfigError: bad arguments (no scorer, two with one id, a keyword that is not a record
             field, a bound that is not a finite number or names no scorer, ``min`` above
-            ``max``, no ``output`` to score).
+            ``max``, no ``output`` to score, a human label that is not a number in ``[0, 1]``
+            or names no scorer of the call, ``trials`` under :func:`repeating` out of range).
     """
     __tracebackhide__ = True
     chosen = list(scorers) if not isinstance(scorers, (Scorer, ScorerRunResult)) else [scorers]
@@ -319,16 +350,23 @@ def assert_scores(
         isinstance(context, str) or not all(isinstance(piece, str) for piece in context)
     ):
         raise ConfigError("context must be a list of strings", field="context")
+    labels = {
+        sid: check_label(value, f"human_labels.{sid}")
+        for sid, value in resolve_scorer_keys(human_labels or {}, ids, field="human_labels").items()
+    }
     first = given[0] if given and not to_run else None
     values = record if first is None else record_values(first, RESULT_FIELDS)
     item = EvalItem(
         id=_PLACEHOLDER_ID,
         has_output=True,
+        human_labels=labels,
         **{**values, "context": None if context is None else tuple(context)},
     )
     fresh: dict[str, ScorerRunResult] = {}
+    repeats: dict[str, list[ScorerRunResult]] = {}
     if to_run:
-        fresh = run_sync(score_item(item, to_run)).scorer_results
+        done = run_sync(score_item(item, to_run, trials=_TRIALS.get()))
+        fresh, repeats = done.scorer_results, done.trials
     scored = {
         sid: fresh[sid] if sid in fresh else next(r for r in given if r.scorer_id == sid)
         for sid in ids
@@ -339,7 +377,7 @@ def assert_scores(
     ]
     for row in rows:
         row.setdefault("description", "")
-    check = _check(scored, item, item.output, bounds, allow_skipped, rows)
+    check = _check(scored, item, item.output, bounds, allow_skipped, rows, repeats)
     return check.results
 
 
@@ -349,6 +387,7 @@ def assert_score(
     min: float | None = None,
     max: float | None = None,
     allow_skipped: bool = False,
+    human_label: Any = None,
     **record: Any,
 ) -> ScorerRunResult:
     """Score one item with one scorer (or take a result) and check it.
@@ -361,6 +400,8 @@ def assert_score(
         min: the lowest passing score (inclusive), or ``None``.
         max: the highest passing score (inclusive), or ``None``.
         allow_skipped: let a ``skipped`` result pass. An ``error`` result always fails.
+        human_label: a person's label of this item for this scorer (``0``/``1`` or graded in
+            ``[0, 1]``), or ``None``; see ``human_labels`` of :func:`assert_scores`.
 
     Returns:
         The result, when it passed.
@@ -385,7 +426,16 @@ def assert_score(
             f"{type(scorer_or_result).__name__}",
             field="scorer",
         )
+    sid = (
+        scorer_or_result.id if isinstance(scorer_or_result, Scorer) else scorer_or_result.scorer_id
+    )
+    labels = None if human_label is None else {sid: human_label}
     results = assert_scores(
-        [scorer_or_result], min=min, max=max, allow_skipped=allow_skipped, **record
+        [scorer_or_result],
+        min=min,
+        max=max,
+        allow_skipped=allow_skipped,
+        human_labels=labels,
+        **record,
     )
     return next(iter(results.values()))

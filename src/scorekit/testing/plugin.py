@@ -1,4 +1,4 @@
-"""scorekit's pytest plugin: judge and scorer fixtures, the thresholds marker, one stored run.
+"""scorekit's pytest plugin: judge and scorer fixtures, the ``scorekit`` marker, one stored run.
 
 Registered through the ``pytest11`` entry point, so installing scorekit makes it available;
 it is inert unless used: registering it imports nothing of scorekit's heavy parts and opens
@@ -20,6 +20,10 @@ What it adds:
 - ``@pytest.mark.scorekit(thresholds={"faithfulness": 0.8})`` on a (parametrised) test: at
   the end of the session the mean of each named scorer over all the test's cases must reach
   its threshold, or the session fails (exit code 1) with the reason in the summary;
+  ``min_agreement={"faithfulness": {"auroc": 0.7}}`` gates the judge's agreement with the
+  cases' human labels (``assert_score(..., human_label=1)``) the same way, and ``trials=3``
+  scores each case three times and prints each scorer's self-consistency
+  (:mod:`scorekit.testing.marker`);
 - one stored run per session (source ``TEST``, item ids the tests' node ids), when at least
   one score was recorded: in ``--scorekit-db`` / ``SCOREKIT_DB`` / ini ``scorekit_db`` /
   ``[tool.scorekit] db``, default the CLI's ``.scorekit/scorekit.db``; ``--scorekit-no-store``
@@ -48,6 +52,7 @@ if TYPE_CHECKING:
     from scorekit.judge.judge import Judge
     from scorekit.pipeline import Scorer
     from scorekit.testing import ScoreCheck
+    from scorekit.testing.marker import MarkerSpec
     from scorekit.testing.session import SessionScores
 
 __all__ = [
@@ -159,24 +164,25 @@ def pytest_configure(config: pytest.Config) -> None:
     """Register the marker and the session's (empty) state."""
     config.addinivalue_line(
         "markers",
-        "scorekit(thresholds): scorer → minimum mean over all the cases of this "
-        "(parametrised) test, checked at the end of the session",
+        "scorekit(thresholds, min_agreement, trials): over all the cases of this "
+        "(parametrised) test: scorer → minimum mean; scorer → least agreement with the cases' "
+        "human labels; how many times each case is scored. Checked at the end of the session",
     )
     config.stash[_STATE] = _State()
 
 
-def _group(item: pytest.Item) -> tuple[str, dict[str, float]] | None:
+def _group(item: pytest.Item) -> tuple[str, MarkerSpec] | None:
     marker = item.get_closest_marker("scorekit")
     if marker is None:
         return None
-    from scorekit.testing.session import check_thresholds_marker
+    from scorekit.testing.marker import check_marker
 
-    thresholds = check_thresholds_marker(marker.kwargs.get("thresholds"), item.nodeid)
+    spec = check_marker(marker.kwargs, item.nodeid)
     callspec = getattr(item, "callspec", None)
     node = item.nodeid
     if callspec is not None and node.endswith(f"[{callspec.id}]"):
         node = node[: -len(f"[{callspec.id}]")]
-    return node, thresholds
+    return node, spec
 
 
 def _sink(state: _State, item: pytest.Item) -> Callable[[ScoreCheck], None]:
@@ -195,15 +201,15 @@ def pytest_runtest_protocol(
 ) -> Generator[None, object, object]:
     """Record the test's score checks (setup, call and teardown) in the session."""
     from scorekit.errors import ConfigError
-    from scorekit.testing import recording
+    from scorekit.testing import recording, repeating
 
     state = item.config.stash[_STATE]
-    with recording(_sink(state, item)):
-        outcome = yield
-    try:  # a marked test that records no score still counts: its thresholds gated nothing
+    try:  # a marked test that records no score still counts: its gates gated nothing
         group = _group(item)
     except ConfigError:  # a malformed marker fails the test that records a score under it
         group = None
+    with recording(_sink(state, item)), repeating(1 if group is None else group[1].trials):
+        outcome = yield
     if group is not None:
         state.session_scores().groups.setdefault(*group)
     return outcome
@@ -223,7 +229,7 @@ def _run_config(config: pytest.Config, scores: SessionScores) -> dict[str, Any]:
         "pytest": {
             "args": [str(arg) for arg in config.invocation_params.args],
             "rootdir": str(config.rootpath),
-            "markers": scores.groups,
+            "markers": {group: spec.to_dict() for group, spec in scores.groups.items()},
         }
     }
 
@@ -284,8 +290,9 @@ def _summary_lines(state: _State, width: int) -> list[str]:
                 lines.append(f"      reason: {_short(result.reason)}")
             if result.error is not None:
                 lines.append(f"      error: {result.error.type}: {_short(result.error.message)}")
+    lines.extend(_trials_lines(scores, width))
     for group, reasons in state.marker_failures.items():
-        lines.append(f"FAILED thresholds of {group}: {'; '.join(reasons)}")
+        lines.append(f"FAILED gates of {group}: {'; '.join(reasons)}")
     lines.extend(_unchecked_lines(scores))
     if state.run is not None:
         lines.append(f"stored: run {state.run[0]} in {state.run[1]}")
@@ -309,12 +316,27 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     terminalreporter.write_sep("=", "scorekit")
     for line in _summary_lines(state, terminalreporter._tw.fullwidth):
         red = line.startswith(("FAILED", "the session's run was not stored"))
-        terminalreporter.write_line(line, red=red, yellow=line.startswith("thresholds of"))
+        terminalreporter.write_line(line, red=red, yellow=line.startswith("gates of"))
+
+
+def _trials_lines(scores: SessionScores, width: int) -> list[str]:
+    from rich.console import Console
+
+    from scorekit.cli.console import trials_table
+
+    lines: list[str] = []
+    for group, found in scores.marker_trials().items():
+        buffer = io.StringIO()
+        console = Console(file=buffer, width=max(width, 200), color_system=None, highlight=False)
+        console.print(trials_table(found))
+        lines.append(f"trials of {group}:")
+        lines.extend(buffer.getvalue().rstrip("\n").splitlines())
+    return lines
 
 
 def _unchecked_lines(scores: SessionScores) -> list[str]:
     return [
-        f"thresholds of {group} not checked: none of its cases recorded a score"
+        f"gates of {group} not checked: none of its cases recorded a score"
         for group in scores.unchecked_markers()
     ]
 

@@ -16,12 +16,11 @@ and ``compare`` read test sessions like any run. Nothing here imports pytest.
 from __future__ import annotations
 
 import json
-import math
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic_core import to_jsonable_python
 
@@ -31,42 +30,13 @@ from scorekit.results import ScorerRunResult
 from scorekit.steps import record_values
 from scorekit.summary import ScoreSummary
 from scorekit.testing import Bound, ScoreCheck
+from scorekit.testing.marker import MarkerSpec
 from scorekit.usage import JudgeUsage
 
-__all__ = ["SessionScores", "check_thresholds_marker"]
+if TYPE_CHECKING:
+    from scorekit.trust.trials import TrialSummary
 
-
-def check_thresholds_marker(raw: Any, where: str) -> dict[str, float]:
-    """Validate the ``thresholds`` of a ``@pytest.mark.scorekit`` marker.
-
-    Args:
-        raw: the marker's ``thresholds``: scorer (id or registry name) → minimum mean.
-        where: the test, for the message.
-
-    Raises:
-        ConfigError: not a non-empty mapping of names to finite numbers
-            (``field="thresholds"``).
-    """
-    if not isinstance(raw, Mapping) or not raw:
-        raise ConfigError(
-            f"{where}: @pytest.mark.scorekit(thresholds=...) takes a mapping of scorer to "
-            f"minimum mean, not {raw!r}",
-            field="thresholds",
-        )
-    found = {}
-    for key, value in raw.items():
-        if (
-            not isinstance(key, str)
-            or isinstance(value, bool)
-            or not isinstance(value, (int, float))
-            or not math.isfinite(value)
-        ):
-            raise ConfigError(
-                f"{where}: threshold {key!r}: {value!r} is not a finite number",
-                field="thresholds",
-            )
-        found[key] = float(value)
-    return found
+__all__ = ["SessionScores"]
 
 
 def _jsonable(value: Any) -> Any:
@@ -80,6 +50,7 @@ def _check_to_data(check: ScoreCheck, group: str | None) -> dict[str, Any]:
         "item": {
             "id": item.id,
             **{name: _jsonable(value) for name, value in record_values(item).items()},
+            "human_labels": dict(item.human_labels),
             "output": None,  # the check's output below is the one that was scored
             "metadata": _jsonable(dict(item.metadata)),
         },
@@ -88,6 +59,7 @@ def _check_to_data(check: ScoreCheck, group: str | None) -> dict[str, Any]:
         "bounds": {sid: [b.minimum, b.maximum] for sid, b in check.bounds.items()},
         "failures": dict(check.failures),
         "scorers": check.scorers,
+        "trials": {sid: [r.to_dict() for r in rs] for sid, rs in check.trials.items()},
     }
 
 
@@ -107,7 +79,10 @@ def _check_of(data: Mapping[str, Any]) -> tuple[ScoreCheck, str | None]:
     )
     results = {r["scorer_id"]: _result_of(r) for r in data["results"]}
     bounds = {sid: Bound(low, high) for sid, (low, high) in data["bounds"].items()}
-    check = ScoreCheck(item, data["output"], results, bounds, data["failures"], data["scorers"])
+    trials = {sid: [_result_of(r) for r in rs] for sid, rs in data.get("trials", {}).items()}
+    check = ScoreCheck(
+        item, data["output"], results, bounds, data["failures"], data["scorers"], trials
+    )
     return check, data["group"]
 
 
@@ -118,17 +93,17 @@ class SessionScores:
     Attributes:
         checks: the checks, each with its item id (a test's node id), in the order recorded.
         groups: the test (node id without its parameters) of each check that has a
-            ``@pytest.mark.scorekit`` marker → the marker's thresholds.
+            ``@pytest.mark.scorekit`` marker → the marker's settings.
         members: marked test → the indexes in :attr:`checks` of its cases' checks.
     """
 
     checks: list[ScoreCheck] = field(default_factory=list)
-    groups: dict[str, dict[str, float]] = field(default_factory=dict)
+    groups: dict[str, MarkerSpec] = field(default_factory=dict)
     members: dict[str, list[int]] = field(default_factory=dict)
     _calls: dict[str, int] = field(default_factory=dict)
 
     def add(
-        self, check: ScoreCheck, node_id: str, group: tuple[str, dict[str, float]] | None = None
+        self, check: ScoreCheck, node_id: str, group: tuple[str, MarkerSpec] | None = None
     ) -> ScoreCheck:
         """Record a check made by the test ``node_id``; return it named by the test.
 
@@ -136,7 +111,7 @@ class SessionScores:
             check: the check.
             node_id: the test's node id.
             group: for a test with a ``scorekit`` marker, (the test without its parameters,
-                the marker's thresholds).
+                the marker's settings).
         """
         count = self._calls.get(node_id, 0) + 1
         self._calls[node_id] = count
@@ -158,19 +133,21 @@ class SessionScores:
     # -- workers ---------------------------------------------------------------------------
 
     def to_json(self) -> str:
-        """The checks and marker thresholds as JSON text (what a worker sends the controller)."""
+        """The checks and markers as JSON text (what a worker sends the controller)."""
         groups_of = {i: g for g, members in self.members.items() for i in members}
         return json.dumps(
             {
                 "checks": [_check_to_data(c, groups_of.get(i)) for i, c in enumerate(self.checks)],
-                "groups": self.groups,
+                "groups": {group: spec.to_dict() for group, spec in self.groups.items()},
             }
         )
 
     def merge_json(self, text: str) -> None:
         """Add what :meth:`to_json` wrote (a worker's checks) to these."""
         data = json.loads(text)
-        self.groups.update(data["groups"])
+        self.groups.update(
+            {group: MarkerSpec.from_dict(spec) for group, spec in data["groups"].items()}
+        )
         for raw in data["checks"]:
             check, group = _check_of(raw)
             self._append(check, group)
@@ -191,31 +168,98 @@ class SessionScores:
         return [c for c in self.checks if c.failures]
 
     def marker_failures(self) -> dict[str, list[str]]:
-        """Marked test → the thresholds its cases' means missed (tests that passed are absent).
+        """Marked test → the gates its cases missed (tests that passed are absent).
 
-        A threshold naming a scorer none of the test's cases recorded fails too.
+        The thresholds on the cases' means, then the agreement gates on the cases' human
+        labels (:mod:`scorekit.testing.marker`). A gate naming a scorer none of the test's
+        cases recorded fails too.
         """
         from scorekit.evals.gates import resolve_scorer_keys, scorer_failures
 
         failed: dict[str, list[str]] = {}
-        for group, thresholds in self.groups.items():
+        for group, spec in self.groups.items():
             members = self.members.get(group, [])
             if not members:  # no case scored anything: nothing to gate (unchecked_markers)
                 continue
             summaries = self.summaries(members)
+            cases = f"{len(members)} cases"
             limits: dict[str, float] = {}
             reasons: list[str] = []
-            for key, minimum in thresholds.items():
+            for key, minimum in spec.thresholds.items():
                 try:
                     limits.update(resolve_scorer_keys({key: minimum}, list(summaries), field="t"))
                 except ConfigError:
-                    reasons.append(f"{key}: no score recorded in its {len(members)} cases")
+                    reasons.append(f"{key}: no score recorded in its {cases}")
             gated = {sid: summaries[sid] for sid in limits}
             for sid, why in scorer_failures(gated, limits).items():
-                reasons.extend(f"{sid}: {reason} over {len(members)} cases" for reason in why)
+                reasons.extend(f"{sid}: {reason} over {cases}" for reason in why)
+            reasons.extend(self._agreement_failures(spec, members, list(summaries)))
             if reasons:
                 failed[group] = reasons
         return failed
+
+    def _agreement_failures(
+        self, spec: MarkerSpec, members: Sequence[int], scorer_ids: list[str]
+    ) -> list[str]:
+        if not spec.min_agreement:
+            return []
+        from scorekit.evals.gates import resolve_scorer_keys
+        from scorekit.trust.agreement import agreement
+        from scorekit.trust.min_agreement import agreement_failures, check_min_agreement
+
+        reasons: list[str] = []
+        resolved: dict[str, Any] = {}
+        for key, figures in spec.min_agreement.items():
+            try:
+                resolved.update(resolve_scorer_keys({key: figures}, scorer_ids, field="a"))
+            except ConfigError:
+                reasons.append(f"{key}: no score recorded in its {len(members)} cases")
+        gates = check_min_agreement(resolved, list(resolved))
+        pairs: dict[str, list[tuple[float, float]]] = {sid: [] for sid in gates}
+        for index in members:
+            check = self.checks[index]
+            for sid in gates:
+                result, label = check.results.get(sid), check.item.human_labels.get(sid)
+                score = None if result is None or result.status != "ok" else result.score
+                if score is not None and label is not None:
+                    pairs[sid].append((score, label))
+        figures = {
+            sid: agreement([s for s, _ in found], [lab for _, lab in found]).to_dict()
+            for sid, found in pairs.items()
+            if found
+        }
+        for sid, why in agreement_failures(gates, figures).items():
+            reasons.extend(f"{sid}: {reason} ({len(pairs[sid])} labelled)" for reason in why)
+        return reasons
+
+    def marker_trials(self) -> dict[str, dict[str, TrialSummary]]:
+        """Marked test with ``trials > 1`` → each scorer's self-consistency over its cases.
+
+        See :func:`scorekit.trust.trials.trial_summary`; a scorer without a case scored ``ok``
+        in every trial is left out.
+        """
+        from scorekit.trust.trials import trial_summary
+
+        found: dict[str, dict[str, TrialSummary]] = {}
+        for group, spec in self.groups.items():
+            if spec.trials < 2:
+                continue
+            scores: dict[str, dict[str, list[float | None]]] = {}
+            for index in self.members.get(group, []):
+                check = self.checks[index]
+                for sid, repeats in check.trials.items():
+                    first = check.results[sid]
+                    scores.setdefault(sid, {})[check.item.id] = [
+                        r.score if r.status == "ok" else None for r in (first, *repeats)
+                    ]
+            summaries = {}
+            for sid, by_item in scores.items():
+                summary = trial_summary(by_item)
+                if summary is not None:
+                    summaries[sid] = summary
+            if summaries:
+                found[group] = summaries
+        return found
 
     def unchecked_markers(self) -> list[str]:
         """The marked tests none of whose cases recorded a score (all skipped, or none asked).
@@ -257,12 +301,16 @@ class SessionScores:
             for row in check.scorers:
                 scorers.setdefault(row["id"], row)
         outcomes = [
-            ItemResult(check.item, check.output, None, dict(check.results)) for check in self.checks
+            ItemResult(check.item, check.output, None, dict(check.results), trials=check.trials)
+            for check in self.checks
         ]
         usage = JudgeUsage()
         for outcome in outcomes:
             for result in outcome.scorer_results.values():
                 usage = usage + result.judge_usage
+        repeats = [len(rs) + 1 for check in self.checks for rs in check.trials.values()]
+        if repeats and max(repeats) > 1:  # the views read the repeats with the run's count
+            config = {**config, "trials": max(repeats)}
         run_id = str(uuid.uuid4())
         with Store(db) as opened, RunRecorder(opened, source="TEST") as recorder:
             recorder.start(

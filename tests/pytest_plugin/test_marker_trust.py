@@ -1,0 +1,163 @@
+"""``@pytest.mark.scorekit(min_agreement=..., trials=...)`` in real pytest sessions."""
+
+from __future__ import annotations
+
+import pytest
+
+from scorekit.store import Store
+from scorekit.store.labels import current_labels
+from scorekit.store.repeats import trial_scores
+
+pytest_plugins = ["pytester"]
+
+SCORERS = """
+from scorekit import create_scorer
+from scorekit.judge.trial import JUDGE_TRIAL
+
+length = create_scorer("length", description="len / 10").generate_score(
+    lambda ctx: len(ctx.run.output) / 10
+)
+
+def _wobble(ctx):
+    # trial 0 and 2 give len / 10; trial 1 adds 0.4 to the outputs of 4 letters or more
+    text = ctx.run.output
+    return min(1.0, len(text) / 10 + (0.4 if JUDGE_TRIAL.get() == 1 and len(text) >= 4 else 0.0))
+
+wobbly = create_scorer("wobbly", description="a judge that changes its mind").generate_score(
+    _wobble
+)
+"""
+
+# 24 cases: outputs of 1 to 8 letters (score 0.1 .. 0.8), labelled 1 from 5 letters up, except
+# that the 3 cases of 8 letters are labelled 0: balanced accuracy at 0.5 is known exactly
+LABELLED = """
+import pytest
+from scorers import length
+from scorekit.testing import assert_score
+
+CASES = [("x" * n, int(5 <= n < 8)) for n in range(1, 9) for _ in range(3)]
+
+@pytest.mark.scorekit(min_agreement={"length": {"balanced_accuracy": 0.9}})
+@pytest.mark.parametrize(("text", "label"), CASES)
+def test_strict(text, label):
+    assert_score(length, output=text, human_label=label)
+
+@pytest.mark.scorekit(min_agreement={"length": {"balanced_accuracy": 0.8}})
+@pytest.mark.parametrize(("text", "label"), CASES)
+def test_lenient(text, label):
+    assert_score(length, output=text, human_label=label)
+
+@pytest.mark.scorekit(min_agreement={"length": {"auroc": 0.5}})
+@pytest.mark.parametrize(("text", "label"), CASES[:6])
+def test_few(text, label):
+    assert_score(length, output=text, human_label=label)
+"""
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makepyfile(scorers=SCORERS)
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    return pytester
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]])
+def test_agreement_gates_read_the_cases_human_labels(
+    project: pytest.Pytester, workers: list[str]
+) -> None:
+    project.makepyfile(test_labelled=LABELLED)
+    result = project.runpytest_subprocess("-p", "no:cacheprovider", *workers)
+    result.assert_outcomes(passed=54)
+    assert result.ret == 1
+    out = " ".join(result.stdout.str().split())
+    # positives 5..7 letters (9 cases) all score >= 0.5: recall 1; negatives: 1..4 letters
+    # (12) below 0.5 and 8 letters (3) above: recall 12/15; balanced accuracy 0.9 exactly
+    assert "gates of test_labelled.py::test_strict" not in out
+    assert "gates of test_labelled.py::test_lenient" not in out
+    assert (
+        "FAILED gates of test_labelled.py::test_few: length: min_agreement: not enough labels "
+        "(n = 6, need 20) (6 labelled)" in out
+    )
+    with Store(project.path / ".scorekit" / "scorekit.db", create=False) as store:
+        (run,) = store.list_runs()
+        labels = current_labels(store, run.id)
+    assert len(labels) == 54
+    assert labels[("test_labelled.py::test_strict[xxxxx-1_0]", "length")].label == 1.0
+
+
+def test_a_missed_agreement_gate_says_the_figure(project: pytest.Pytester) -> None:
+    project.makepyfile(
+        test_labelled=LABELLED.replace('"balanced_accuracy": 0.9}', '"balanced_accuracy": 0.95}')
+    )
+    result = project.runpytest_subprocess("-p", "no:cacheprovider", "-k", "strict")
+    assert result.ret == 1
+    out = " ".join(result.stdout.str().split())
+    assert (
+        "FAILED gates of test_labelled.py::test_strict: length: balanced_accuracy 0.900 < 0.95 "
+        "(24 labelled)" in out
+    )
+
+
+TRIALS = """
+import pytest
+from scorers import wobbly
+from scorekit.testing import assert_score
+
+@pytest.mark.scorekit(trials=3)
+@pytest.mark.parametrize("text", ["ab", "abc", "abcd", "abcdefg"])
+def test_repeated(text):
+    assert_score(wobbly, output=text, max=1.0)
+"""
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]])
+def test_trials_score_each_case_k_times_and_report_self_consistency(
+    project: pytest.Pytester, workers: list[str]
+) -> None:
+    project.makepyfile(test_trials=TRIALS)
+    result = project.runpytest_subprocess("-p", "no:cacheprovider", *workers)
+    result.assert_outcomes(passed=4)
+    assert result.ret == 0
+    out = result.stdout.str()
+    assert "trials of test_trials.py::test_repeated:" in out
+    after = out[out.index("trials of test_trials.py::test_repeated:") :]
+    row = next(line for line in after.splitlines() if line.startswith("│ wobbly"))
+    cells = [cell.strip() for cell in row.split("│")[1:-1]]
+    # "abcd": 0.4, 0.8, 0.4 (fails, passes, fails at 0.5); the other three keep their label
+    # (0.2 and 0.3 stay below, "abcdefg" 0.7 -> 1.0 stays above): 3 of 4 consistent
+    assert cells[:4] == ["wobbly", "3", "4", "75.0%"]
+    # spread, each item's standard deviation over its trials: 0, 0, 0.1886 ("abcd") and
+    # 0.1414 ("abcdefg": 0.7, 1.0, 0.7); their mean and largest
+    assert cells[4] == "0.0825, 0.1886"
+    with Store(project.path / ".scorekit" / "scorekit.db", create=False) as store:
+        (run,) = store.list_runs()
+        assert run.config["trials"] == 3
+        stored = trial_scores(store, run.id)
+    assert stored["wobbly"]["test_trials.py::test_repeated[abcd]"] == [0.4, 0.8, 0.4]
+
+
+@pytest.mark.parametrize(
+    ("marker", "message"),
+    [
+        ("trials=0", "trials=...) takes an integer from 1 to 100, not 0"),
+        ("trails=3", "takes thresholds, min_agreement, trials (at least one); unknown: trails"),
+        ('min_agreement={"length": {"auroc": 2}}', "auroc needs a number in [0, 1], not 2"),
+    ],
+)
+def test_a_bad_marker_setting_fails_the_test_naming_it(
+    project: pytest.Pytester, marker: str, message: str
+) -> None:
+    project.makepyfile(
+        test_bad=f"""
+import pytest
+from scorers import length
+from scorekit.testing import assert_score
+
+@pytest.mark.scorekit({marker})
+def test_it():
+    assert_score(length, output="abcde")
+"""
+    )
+    result = project.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    assert message in result.stdout.str()
