@@ -56,6 +56,10 @@ def test_run_writes_junit_and_markdown(tmp_path: Path) -> None:
     assert text.startswith("### scorekit run `nightly`: ❌ failed\n")
     assert "| `content-similarity-scorer` | 3 | 0 | 0 | 0% |" in text
     assert "| 0.9 | FAIL: mean " in text
+    row = next(line for line in text.splitlines() if "`content-similarity-scorer`" in line)
+    cells = [cell.strip() for cell in row.split(" | ")]
+    low, high = (float(x) for x in cells[6].strip("[]").split(", "))
+    assert low <= float(cells[5]) <= high  # the mean, then its 95 % bootstrap interval
     assert "| `completeness-scorer` | 3 | 0 | 0 | 0% |" in text and text.count("| pass |") == 1
     assert f"stored in `sqlite:///{db}`" in text
 
@@ -189,3 +193,12 @@ def test_mean_regressions() -> None:
         "b: mean 0.8000 → 0.7800 (-0.0200, more than 0)",
         "c: mean 0.8000 → no mean",
     ]
+
+
+def test_markdown_code_spans_survive_backticks_and_pipes() -> None:
+    from scorekit.cli.commands.ci_outputs import _code
+
+    assert _code("nightly") == "`nightly`"
+    assert _code("a`b") == "``a`b``"
+    assert _code("`x``") == "``` `x`` ```"
+    assert _code("a|b") == "`a\\|b`"

@@ -107,5 +107,6 @@ def test_compare_writes_the_paired_change_as_markdown(tmp_path: Path) -> None:
     assert (
         f"| `given` | {a.mean():.4f} | {np.clip(a + 0.2, 0, 1).round(4).mean():.4f} | 60 | "
         f"{interval.value:+.4f} | [{interval.low:+.4f}, {interval.high:+.4f}] | "
-        f"{expected.p_value:.4f} | B higher |"
+        f"{expected.p_value:.4f} | {expected.mcnemar.p_value:.4f} "
+        f"({expected.mcnemar.only_a}↓ {expected.mcnemar.only_b}↑) | B higher |"
     ) in text

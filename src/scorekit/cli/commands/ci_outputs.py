@@ -15,6 +15,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from scorekit.cli.console import interval_text
 from scorekit.errors import ConfigError
 from scorekit.evals.result import EvalRunResult
 from scorekit.notebook import score_text
@@ -84,6 +85,22 @@ def _md(text: str) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
+def _code(text: str) -> str:
+    """``text`` as a Markdown code span, safe in a table cell whatever backticks it holds.
+
+    The fence is one backtick longer than the longest run inside (CommonMark 6.1), padded with
+    a space when the text starts or ends with a backtick.
+    """
+    inner = _md(text)
+    longest = current = 0
+    for char in inner:
+        current = current + 1 if char == "`" else 0
+        longest = max(longest, current)
+    fence = "`" * (longest + 1)
+    pad = " " if inner.startswith("`") or inner.endswith("`") else ""
+    return f"{fence}{pad}{inner}{pad}{fence}"
+
+
 def markdown_summary(result: EvalRunResult, *, store_url: str | None = None) -> str:
     """The run as Markdown: a heading with the verdict, the summary table, the gates.
 
@@ -94,27 +111,28 @@ def markdown_summary(result: EvalRunResult, *, store_url: str | None = None) -> 
     failures = result.failures
     verdict = result.verdict
     mark = {"passed": "✅ passed", "failed": "❌ failed"}.get(verdict or "", "no verdict")
-    name = f" `{_md(result.run_name)}`" if result.run_name else ""
+    name = f" {_code(result.run_name)}" if result.run_name else ""
     lines = [
         f"### scorekit run{name}: {mark}",
         "",
-        f"{result.total_items} items · run `{result.run_id}`",
+        f"{result.total_items} items · run {_code(result.run_id)}",
         "",
-        "| scorer | ok | skipped | error | error rate | mean | median | min | max | min. mean "
-        "| gate |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        "| scorer | ok | skipped | error | error rate | mean | mean 95 % | median | min | max "
+        "| min. mean | gate |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for sid, s in result.summaries.items():
         minimum = result.thresholds.get(sid)
         why = failures.get(sid, [])
         gate = "FAIL: " + _md("; ".join(why)) if why else "pass"
         cells = [
-            f"`{_md(sid)}`",
+            _code(sid),
             str(s.counts["ok"]),
             str(s.counts["skipped"]),
             str(s.counts["error"]),
             format_rate(error_rate(s)),
             score_text(s.mean),
+            interval_text(s),
             score_text(s.median),
             score_text(s.minimum),
             score_text(s.maximum),
@@ -123,7 +141,7 @@ def markdown_summary(result: EvalRunResult, *, store_url: str | None = None) -> 
         ]
         lines.append("| " + " | ".join(cells) + " |")
     if store_url is not None:
-        lines += ["", f"stored in `{_md(store_url)}`"]
+        lines += ["", f"stored in {_code(store_url)}"]
     return "\n".join(lines) + "\n"
 
 
@@ -146,30 +164,35 @@ def markdown_comparison(
     """
 
     def name(run: RunRecord) -> str:
-        return f"`{_md(run.name)}` ({run.id[:8]})" if run.name else f"`{run.id[:8]}`"
+        return f"{_code(run.name)} ({run.id[:8]})" if run.name else _code(run.id[:8])
 
     lines = [
         f"### scorekit compare: {name(a)} → {name(b)}",
         "",
-        "| scorer | mean A | mean B | paired | change | 95 % interval | p | verdict |",
-        "|---|---:|---:|---:|---:|---|---:|---|",
+        "| scorer | mean A | mean B | paired | change | 95 % interval | p | McNemar p | verdict |",
+        "|---|---:|---:|---:|---:|---|---:|---:|---|",
     ]
     for change in changes:
         one = paired.get(change.scorer_id)
-        cells = [f"`{_md(change.scorer_id)}`", score_text(change.mean_a), score_text(change.mean_b),
+        cells = [_code(change.scorer_id), score_text(change.mean_a), score_text(change.mean_b),
                  str(change.paired)]  # fmt: skip
         if one is None:
-            cells += ["—", "—", "—", "no paired item"]
+            cells += ["—", "—", "—", "—", "no paired item"]
         else:
-            interval = one.difference
+            interval, flips = one.difference, one.mcnemar
             cells += [
                 f"{interval.value:+.4f}",
                 f"[{interval.low:+.4f}, {interval.high:+.4f}]",
                 f"{one.p_value:.4f}",
+                "—" if flips is None else f"{flips.p_value:.4f} ({flips.only_a}↓ {flips.only_b}↑)",
                 one.verdict,
             ]
         lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", "A change is called when its interval excludes 0 and p ≤ 0.05 (docs/trust.md)."]
+    lines += [
+        "",
+        "A change is called when its interval excludes 0 and p ≤ 0.05 (docs/trust.md). McNemar: "
+        "items passing at the threshold in A only (↓) and in B only (↑).",
+    ]
     return "\n".join(lines) + "\n"
 
 
