@@ -8,7 +8,8 @@ ScorekitError
 │   ├── JudgeHTTPError              status_code, retry_after
 │   ├── JudgeTimeoutError
 │   ├── JudgeContextWindowError     prompt_tokens, context_window
-│   └── JudgeOutputError            raw output, schema, attempts
+│   ├── JudgeOutputError            raw output, schema, attempts
+│   └── JudgeBudgetError            the run's judge budget would be crossed: limit, budget
 ├── ScorerRunError                  scorer id, failed step, completed steps, partial result
 ├── ScorerTimeoutError              a local scorer call ran past scorer_timeout
 ├── TargetTimeoutError              a target call ran past target_timeout (an item's error)
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ClusterError",
     "ConfigError",
+    "JudgeBudgetError",
     "JudgeContextWindowError",
     "JudgeError",
     "JudgeHTTPError",
@@ -132,6 +134,23 @@ class JudgeContextWindowError(JudgeError):
         super().__init__(message, usage=usage)
         self.prompt_tokens = prompt_tokens
         self.context_window = context_window
+
+
+class JudgeBudgetError(JudgeError):
+    """The call was not sent: it would cross the run's judge budget (``max_judge_calls`` ...).
+
+    The run then starts no new item; the results this refusal touched are not stored, so
+    ``--resume`` with a larger budget scores them (:mod:`scorekit.judge.spending`).
+
+    Attributes:
+        limit: the budget's name (``"max_judge_calls"`` or ``"max_judge_tokens"``).
+        budget: its value.
+    """
+
+    def __init__(self, message: str, *, limit: str = "", budget: int = 0) -> None:
+        super().__init__(message)
+        self.limit = limit
+        self.budget = budget
 
 
 class JudgeOutputError(JudgeError):

@@ -179,6 +179,11 @@ class RunConfig(BaseModel):
     fails), 1 turns the gate off (``--max-error-rate`` wins)."""
     trials: Annotated[int, Strict(), Field(ge=1)] = 1
     """How many times each item is scored (the judge against itself; ``--trials`` wins)."""
+    max_judge_calls: Annotated[int, Strict(), Field(ge=1)] | None = None
+    """The run's hard budget of judge calls (docs/cost.md; ``--max-judge-calls`` wins)."""
+    max_judge_tokens: Annotated[int, Strict(), Field(ge=1)] | None = None
+    """The run's hard budget of judge tokens, prompt + completion (``--max-judge-tokens``
+    wins)."""
     min_agreement: dict[str, dict[str, Annotated[float, Strict()] | str]] | None = None
     """Scorer → the least agreement with the items' human labels for the verdict to pass:
     ``{faithfulness: {kappa: 0.4, bound: low}}`` (docs/trust.md; ``--min-agreement`` wins)."""

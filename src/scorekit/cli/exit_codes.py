@@ -13,6 +13,9 @@ code    meaning
         that cannot be opened or, for the reading commands, does not exist
 3       ``run`` began but could not finish: the data source raised, or the database could no
         longer be written; what finished is stored, the run is marked ``failed``
+4       ``run`` was stopped by its judge budget (``--max-judge-calls``, ``--max-judge-tokens``):
+        what finished is stored, the run is marked ``interrupted`` with a failed verdict;
+        ``--resume RUN`` with a larger budget scores what is left
 130     ``run`` was interrupted by Ctrl-C: what finished is stored, the run is marked
         ``interrupted`` (no verdict); ``--resume RUN`` continues it
 ======  ==================================================================================
@@ -20,7 +23,7 @@ code    meaning
 
 from __future__ import annotations
 
-__all__ = ["FAILED", "INTERRUPTED", "OK", "STOPPED", "USAGE"]
+__all__ = ["BUDGET", "FAILED", "INTERRUPTED", "OK", "STOPPED", "USAGE"]
 
 OK = 0
 """Success; ``run``: the verdict passed."""
@@ -30,5 +33,7 @@ USAGE = 2
 """A usage error, before anything is scored or stored."""
 STOPPED = 3
 """``run`` began but stopped on an error (the data source, the database)."""
+BUDGET = 4
+"""``run`` was stopped by its judge budget (resumable; the verdict failed)."""
 INTERRUPTED = 130
 """``run`` was interrupted by Ctrl-C (128 + SIGINT, the shell's convention)."""

@@ -220,6 +220,8 @@ class RunPlan:
         min_agreement: scorer → ``{figure: minimum}``, the agreement gates
             (:mod:`scorekit.trust.min_agreement`), or ``None``.
         trials: how many times each item is scored (``--trials``).
+        budget: the judge budget, ``{"max_judge_calls": N, "max_judge_tokens": N}`` (the
+            limits given; :mod:`scorekit.judge.spending`).
         models: the judge model strings the LLM scorers use.
         scorer_timeout: seconds one local scorer call may take, ``None``: no limit.
         target_timeout: seconds one target call may take, ``None``: no limit.
@@ -245,6 +247,7 @@ class RunPlan:
     max_error_rate: dict[str, float] | None = None
     min_agreement: dict[str, dict[str, Any]] | None = None
     trials: int = 1
+    budget: dict[str, int] = field(default_factory=dict)
     correlate: str | None = None
     scorer_timeout: float | None = DEFAULT_SCORER_TIMEOUT
     target_timeout: float | None = DEFAULT_TARGET_TIMEOUT
@@ -352,6 +355,11 @@ def plan_from_config(
         max_error_rate=error_limits(config.max_error_rate, scorers),
         min_agreement=config.min_agreement,
         trials=config.trials,
+        budget={
+            name: value
+            for name in ("max_judge_calls", "max_judge_tokens")
+            if (value := getattr(config, name)) is not None
+        },
         models=_models(entries),
         db=config.database(),
         report=config.resolve(config.report) if config.report else None,

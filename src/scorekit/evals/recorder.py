@@ -401,7 +401,8 @@ class RunRecorder:
             status: how the run ended.
             total_items: items processed.
             judge_usage: the run's judge usage totals.
-            verdict: ``"passed"`` / ``"failed"``; stored only for a ``finished`` run.
+            verdict: ``"passed"`` / ``"failed"``; stored for a ``finished`` run, and for an
+                ``interrupted`` one that has a verdict (its judge budget stopped it: failed).
 
         Returns:
             The status written.
@@ -438,7 +439,7 @@ class RunRecorder:
                 status=status,
                 total_items=total_items,
                 judge_usage=(judge_usage or JudgeUsage()).to_dict(),
-                verdict=verdict if status == "finished" else None,
+                verdict=verdict if status != "failed" else None,
             )
         if failure is not None:
             raise failure

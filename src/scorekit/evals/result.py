@@ -60,6 +60,9 @@ class EvalRunResult:
         trials: how many times each item was scored (``run_evals(trials=k)``).
         trial_scores: scorer id → item id → its scores in trial order (``None``: not ``ok``),
             for the items scored in this session with ``trials > 1``.
+        budget_stop: set when the judge budget stopped the run (``status`` is then
+            ``"interrupted"`` and the verdict ``"failed"``): ``{"limit", "budget", "calls",
+            "tokens", "unscored"}`` (:mod:`scorekit.judge.spending`); ``None`` otherwise.
     """
 
     run_id: str
@@ -77,6 +80,7 @@ class EvalRunResult:
     label_pairs: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
     trials: int = 1
     trial_scores: dict[str, dict[str, list[float | None]]] = field(default_factory=dict)
+    budget_stop: dict[str, Any] | None = None
 
     def add(self, outcome: ItemResult) -> None:
         """Count one finished item's results (stored ones included) in the summaries.
@@ -173,8 +177,11 @@ class EvalRunResult:
         ``"failed"`` when a scorer got no ``ok`` result, missed its threshold, had more
         errors than its ``max_error_rate`` or failed its ``min_agreement``; else
         ``"passed"``. A run that is still going, was interrupted or stopped on an error has no
-        verdict: what it measured is partial.
+        verdict: what it measured is partial. A run its judge budget stopped has failed: it
+        did not measure what it was asked to (:attr:`budget_stop`).
         """
+        if self.budget_stop is not None:
+            return "failed"
         if self.status != "finished":
             return None
         return run_verdict(

@@ -15,6 +15,7 @@ code) stops it cleanly: everything finished so far is stored and the run is mark
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import inspect
 import uuid
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from typing_extensions import Unpack
 
 from scorekit._sync import run_sync
-from scorekit.errors import ConfigError, StoreError
+from scorekit.errors import ConfigError, JudgeBudgetError, StoreError
 from scorekit.evals.agreement_gates import (
     check_agreement_gates,
     resumed_agreement_gates,
@@ -49,6 +50,7 @@ from scorekit.evals.scorer_threads import DEFAULT_SCORER_TIMEOUT
 from scorekit.evals.source import ItemSource
 from scorekit.evals.target_calls import DEFAULT_TARGET_TIMEOUT
 from scorekit.items import ItemResult
+from scorekit.judge.spending import JUDGE_LEDGER, JudgeBudget, SpendingLedger
 from scorekit.pipeline import Scorer
 from scorekit.store.records import RunStatus
 from scorekit.summary import ScoreSummary
@@ -112,6 +114,9 @@ class _Run:
         self.show_progress = check_progress(progress)
         self.total = total_of(data)
         trials = options.get("trials", 1)
+        self.budget = JudgeBudget.from_options(options)
+        self.ledger: SpendingLedger | None = None
+        self.unscored = 0  # items a budget stop left unscored (in part or whole)
         self.job = ItemJob(scorers, target, scorer_timeout, target_timeout, trials)  # type: ignore[arg-type]
         self.source = ItemSource(
             data,
@@ -121,6 +126,13 @@ class _Run:
             ),
         )
         self.executor = _executor(executor, concurrency)
+        if self.budget is not None and not isinstance(self.executor, LocalExecutor):
+            raise ConfigError(
+                "a judge budget (max_judge_calls, max_judge_tokens) is kept on this event loop: "
+                "it needs the local executor, not "
+                f"{type(self.executor).__name__}",
+                field="max_judge_calls",
+            )
         if target is not None and not callable(target):
             raise ConfigError(
                 f"target must be callable, not {type(target).__name__}", field="target"
@@ -246,10 +258,34 @@ class _Run:
     async def _tasks(self) -> AsyncIterator[ItemTask]:
         ids = self.job.scorer_ids
         async for item in self.source:
+            if self.ledger is not None and self.ledger.exhausted:
+                self.unscored += 1  # no new item starts once the budget is spent
+                continue
             done = self.resumed.take(item.id, ids) if self.resumed is not None else {}
             yield ItemTask(item, done)
 
+    def _within_budget(self, outcome: ItemResult) -> ItemResult | None:
+        """The outcome without the results a budget refusal touched (``None``: nothing left)."""
+        refused = {
+            sid
+            for sid, result in outcome.scorer_results.items()
+            if result.error is not None and result.error.type == JudgeBudgetError.__name__
+        }
+        if not refused:
+            return outcome
+        self.unscored += 1
+        kept = {s: r for s, r in outcome.scorer_results.items() if s not in refused}
+        if not kept or set(kept) <= outcome.stored:
+            return None  # nothing new was measured: the item is left for a resume
+        trials = {s: r for s, r in outcome.trials.items() if s not in refused}
+        return dataclasses.replace(outcome, scorer_results=kept, trials=trials)
+
     async def _emit(self, outcome: ItemResult) -> None:
+        if self.ledger is not None:
+            within = self._within_budget(outcome)
+            if within is None:
+                return
+            outcome = within
         self.result.add(outcome)
         if self.bar is not None:
             self.bar.advance(self.bar.task_ids[0])
@@ -291,7 +327,13 @@ class _Run:
             # the objects older than the run stay out of the collector's full scans
             # (scorekit.evals.heap): a scan stalls the loop and every reply in flight
             with self.heap:
-                await self.executor.run(self.job, self._tasks(), self._emit)
+                if self.budget is not None:
+                    self.ledger = SpendingLedger(self.budget)
+                token = JUDGE_LEDGER.set(self.ledger)  # the items' tasks copy this context
+                try:
+                    await self.executor.run(self.job, self._tasks(), self._emit)
+                finally:
+                    JUDGE_LEDGER.reset(token)
             if self.source.error is not None:
                 error = self.source.error
                 raise DataSourceError(
@@ -302,6 +344,9 @@ class _Run:
                 ) from error
             self._count_untouched()
             status = "finished"
+            if self.ledger is not None and self.unscored:
+                status = "interrupted"  # resumable: what is left waits for a larger budget
+                self.result.budget_stop = {**self.ledger.to_dict(), "unscored": self.unscored}
         except (asyncio.CancelledError, KeyboardInterrupt):
             status = "interrupted"
             raise
@@ -313,6 +358,12 @@ class _Run:
                 try:
                     if status == "finished" and self.result.min_agreement:
                         store_label_agreement(self.recorder, self.result)
+                    stopped_before = self.resumed is not None and bool(
+                        self.resumed.config.get("budget_stop")
+                    )
+                    if self.result.budget_stop is not None or stopped_before:
+                        stop = {"budget_stop": self.result.budget_stop}  # None: resumed to the end
+                        self.recorder.store.update_config(self.result.run_id, stop)
                     self.result.status = self.recorder.finish(
                         status,
                         total_items=self.result.total_items,
@@ -392,6 +443,13 @@ async def run_evals(
             interval that includes the judge's noise (:meth:`EvalRunResult.trial_summaries`,
             :mod:`scorekit.trust.trials`). Trial 0 is the run's result; the others are extra
             judge calls (``k`` times the cost).
+        max_judge_calls: a hard budget of judge calls (cache hits are free); ``None``: none.
+        max_judge_tokens: a hard budget of judge tokens, prompt + completion; a call is sent
+            only when its upper bound fits (:mod:`scorekit.judge.spending`). When a budget
+            would be crossed no new item starts, calls in flight finish, results a refused call
+            touched are not stored, and the run ends ``interrupted`` with the verdict
+            ``failed`` and :attr:`EvalRunResult.budget_stop`; ``resume=`` with a larger budget
+            scores what is left. The local executor only.
         store: where to store the run: a :class:`~scorekit.store.Store`, a SQLAlchemy URL or
             a SQLite file path. ``None``: nothing is stored.
         resume: the id (or unique prefix) of a stored run to continue: (item id, scorer id)

@@ -36,6 +36,8 @@ class RunEvalsOptions(TypedDict, total=False):
     max_error_rate: float | Mapping[str, float] | None
     min_agreement: Mapping[str, Mapping[str, Any]] | None
     trials: int
+    max_judge_calls: int | None
+    max_judge_tokens: int | None
     store: Store | str | Path | None
     resume: str | None
     run_id: str | None

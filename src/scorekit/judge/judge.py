@@ -48,6 +48,7 @@ from scorekit.judge.settings import (
     check_plain_options,
     given_options,
 )
+from scorekit.judge.spending import JUDGE_LEDGER
 from scorekit.judge.stack import stack_layers
 from scorekit.judge.structured import OutputSchema, SchemaSpec
 from scorekit.judge.timeout import adapter_timeout
@@ -289,15 +290,27 @@ class Judge:
         )
 
     async def _send(self, meter: UsageMeter, request: JudgeRequest) -> JudgeResponse:
+        ledger = JUDGE_LEDGER.get()  # a run's hard budget (scorekit.judge.spending)
+        ticket = None
+        if ledger is not None:
+            chars = sum(len(message.content) for message in request.messages)
+            ticket = ledger.admit(chars, request.max_tokens)
         started = time.perf_counter()
         try:
             response = await self._transport.complete(request)
         except JudgeError as exc:
             below = exc.usage or JudgeUsage(attempts=1)  # the deadline, from the layers below
-            meter.usage = meter.usage + JudgeUsage.budgets(request.max_tokens, below.timeout_s)
-            meter.usage = meter.usage + JudgeUsage(
+            failed = JudgeUsage(
                 calls=1, attempts=below.attempts, latency_s=time.perf_counter() - started
             )
+            meter.usage = meter.usage + JudgeUsage.budgets(request.max_tokens, below.timeout_s)
+            meter.usage = meter.usage + failed
+            if ledger is not None and ticket is not None:
+                ledger.settle(ticket, failed)
+            raise
+        except BaseException:
+            if ledger is not None and ticket is not None:
+                ledger.settle(ticket, JudgeUsage(calls=1))
             raise
         used = JudgeUsage(
             calls=1,
@@ -311,6 +324,8 @@ class Judge:
             budget = response.max_tokens or request.max_tokens
             used = used + JudgeUsage.budgets(budget, response.timeout_s)
         meter.usage = meter.usage + used
+        if ledger is not None and ticket is not None:
+            ledger.settle(ticket, used)
         if _log.isEnabledFor(logging.DEBUG):
             _log.debug(
                 "judge %s step=%s tokens=%d/%d latency=%.3fs attempts=%d cache_hit=%s finish=%s",

@@ -1,6 +1,7 @@
-"""The options of ``scorekit run`` that shape its verdict and its repeats, declared once.
+"""The options of ``scorekit run`` that shape its verdict, repeats and budget, declared once.
 
-``--max-error-rate``, ``--min-agreement`` (docs/trust.md) and ``--trials``: their texts are
+``--max-error-rate``, ``--min-agreement`` (docs/trust.md), ``--trials`` and the judge budget
+(``--max-judge-calls``, ``--max-judge-tokens``, docs/cost.md): their texts are
 read by :mod:`scorekit.cli.option_texts` and checked by the run (:mod:`scorekit.evals.gates`,
 :mod:`scorekit.evals.agreement_gates`).
 """
@@ -11,7 +12,13 @@ from typing import Annotated
 
 import typer
 
-__all__ = ["MaxErrorRateOption", "MinAgreementOption", "TrialsOption"]
+__all__ = [
+    "MaxErrorRateOption",
+    "MaxJudgeCallsOption",
+    "MaxJudgeTokensOption",
+    "MinAgreementOption",
+    "TrialsOption",
+]
 
 MaxErrorRateOption = Annotated[
     list[str] | None,
@@ -46,3 +53,25 @@ MinAgreementOption = Annotated[
     ),
 ]
 """``--min-agreement SCORER:FIGURE[.low]=MIN``, repeatable."""
+
+MaxJudgeCallsOption = Annotated[
+    int | None,
+    typer.Option(
+        min=1,
+        metavar="N",
+        help="Hard budget: send at most N judge calls (cache hits are free); past it no new "
+        "item starts, the run stops resumable and its verdict fails (exit 4; docs/cost.md)",
+    ),
+]
+"""``--max-judge-calls N``."""
+
+MaxJudgeTokensOption = Annotated[
+    int | None,
+    typer.Option(
+        min=1,
+        metavar="N",
+        help="Hard budget: at most N judge tokens, prompt + completion; a call is sent only "
+        "if its upper bound fits (exit 4 when it stops the run; docs/cost.md)",
+    ),
+]
+"""``--max-judge-tokens N``."""

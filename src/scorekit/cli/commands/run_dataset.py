@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Annotated, Any, TextIO
 
 import typer
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from scorekit import __version__
@@ -32,9 +31,12 @@ from scorekit.cli.commands.common import fail as _fail
 from scorekit.cli.commands.common import out as _out
 from scorekit.cli.commands.gate_options import (
     MaxErrorRateOption,
+    MaxJudgeCallsOption,
+    MaxJudgeTokensOption,
     MinAgreementOption,
     TrialsOption,
 )
+from scorekit.cli.commands.run_outcome import print_interrupted, print_verdict
 from scorekit.cli.config import load_config
 from scorekit.cli.correlation import AGREEMENT_KEY, agreement
 from scorekit.cli.dataset_identity import IDENTITY_KEY, check_resumed_dataset, dataset_identity
@@ -193,6 +195,8 @@ def run(
     ] = None,
     max_error_rate: MaxErrorRateOption = None,
     trials: TrialsOption = None,
+    max_judge_calls: MaxJudgeCallsOption = None,
+    max_judge_tokens: MaxJudgeTokensOption = None,
     min_agreement: MinAgreementOption = None,
     db: DbOption = None,
     no_store: Annotated[
@@ -384,6 +388,10 @@ def run(
             plan.min_agreement = parse_agreement_gates(min_agreement)
         if trials is not None:
             plan.trials = trials
+        if max_judge_calls is not None:  # a flag wins over the config's limit of its kind
+            plan.budget["max_judge_calls"] = max_judge_calls
+        if max_judge_tokens is not None:
+            plan.budget["max_judge_tokens"] = max_judge_tokens
         if resume is not None and no_store:
             raise ConfigError("--resume needs the store; drop --no-store", field="resume")
         if plan.report is not None and no_store:
@@ -423,7 +431,7 @@ def run(
     finally:
         if store is not None:
             store.close()
-    _print_verdict(result)
+    print_verdict(result)
     try:
         for line in ci_outputs.write_outputs(
             result, junit=junit, markdown=markdown, store_url=store.url if store else None
@@ -431,6 +439,8 @@ def run(
             _out().print(line, markup=False, highlight=False)
     except ScorekitError as exc:
         raise _fail(exc, exit_codes.STOPPED) from exc
+    if result.budget_stop is not None:
+        raise typer.Exit(exit_codes.BUDGET)
     raise typer.Exit(exit_codes.OK if result.verdict == "passed" else exit_codes.FAILED)
 
 
@@ -473,6 +483,8 @@ def _execute(
                 min_agreement=plan.min_agreement,
                 trials=plan.trials,
                 store=store,
+                max_judge_calls=plan.budget.get("max_judge_calls"),
+                max_judge_tokens=plan.budget.get("max_judge_tokens"),
                 resume=run_id if resume else None,
                 run_id=None if resume else run_id,
                 run_name=plan.name,
@@ -484,7 +496,7 @@ def _execute(
         if sink is not None:
             sink.close()
     except EvalInterrupted as stopped:
-        _print_interrupted(stopped.result, store is not None)
+        print_interrupted(stopped.result, store is not None)
         raise typer.Exit(exit_codes.INTERRUPTED) from None
     except ConfigError as exc:  # refused before the run began (resume with other scorers)
         raise _fail(exc) from exc
@@ -531,25 +543,3 @@ def _execute(
             path = write_report(store, result.run_id, plan.report)
             _out().print(f"report: {path}")
     return result
-
-
-def _print_interrupted(partial: EvalRunResult, stored_run: bool) -> None:
-    _out().print(console.summary_table(partial.summaries, title=f"{partial.total_items} items"))
-    where = (
-        f"; stored as run {partial.run_id} ({partial.status}). Continue it with the same "
-        f"command and --resume {partial.run_id[:8]}"
-        if stored_run
-        else ""
-    )
-    _err().print(
-        f"[yellow]interrupted[/yellow] after {partial.total_items} items, no verdict{where}"
-    )
-
-
-def _print_verdict(result: EvalRunResult) -> None:
-    failed = {sid: why for sid, why in result.failures.items() if why}
-    if result.verdict == "passed":
-        _out().print("verdict: [green]passed[/green]")
-        return
-    reasons = "; ".join(f"{sid}: {', '.join(why)}" for sid, why in failed.items())
-    _out().print(f"verdict: [red]failed[/red] ({escape(reasons)})")

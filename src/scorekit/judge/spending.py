@@ -1,0 +1,210 @@
+"""A run's hard judge budget: no call is sent that could cross it.
+
+``run_evals(max_judge_calls=N, max_judge_tokens=N)`` (``--max-judge-calls``,
+``--max-judge-tokens``, the config keys of the same names) puts a :class:`SpendingLedger` in
+:data:`JUDGE_LEDGER` for the run's items. Every judge call asks it first
+(:meth:`SpendingLedger.admit`) and reports what it spent after (:meth:`SpendingLedger.settle`):
+
+- **calls**: a call is admitted while the calls spent plus those in flight stay within the
+  budget. A reply from the judge cache costs nothing and is not counted.
+- **tokens** (prompt + completion): a call reserves an upper bound of what it can spend before
+  it is sent: its reply budget (``max_tokens`` of the request, from the reply's schema or the
+  judge's setting) plus one token per :data:`PROMPT_CHARS_PER_TOKEN` characters of its
+  messages (BPE tokenizers give about 4 characters a token for English, fewer for code and
+  other scripts: 3 errs on the side of the budget). It is admitted only while the tokens spent
+  plus every reservation in flight plus its own stay within the budget; once it returns, the
+  reservation is replaced by what the provider reported.
+
+A refused call raises :class:`~scorekit.errors.JudgeBudgetError` and marks the ledger
+exhausted; so does spending the whole budget. The run loop then starts no new item, lets the
+calls in flight finish, drops the results a refusal touched (so nothing half-judged is stored)
+and ends the run ``interrupted`` with a failed verdict and the reason
+(:mod:`scorekit.evals.run`): ``--resume RUN`` with a larger budget scores exactly what is left.
+The budget counts the calls of one invocation; a resumed run gets the budget it is given.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any
+
+from scorekit.errors import ConfigError, JudgeBudgetError
+from scorekit.usage import JudgeUsage
+
+__all__ = [
+    "BUDGET_LIMITS",
+    "JUDGE_LEDGER",
+    "PROMPT_CHARS_PER_TOKEN",
+    "JudgeBudget",
+    "SpendingLedger",
+    "Ticket",
+    "budget_text",
+]
+
+BUDGET_LIMITS = ("max_judge_calls", "max_judge_tokens")
+"""The budget's limits, as ``run_evals`` keywords, config keys and (with dashes) CLI options."""
+
+PROMPT_CHARS_PER_TOKEN = 3
+"""Characters of prompt counted as one token when a call reserves its tokens (an upper bound
+for the usual tokenizers on English text; the reservation is replaced by the reported use)."""
+
+
+@dataclass(frozen=True)
+class JudgeBudget:
+    """The most a run may spend on its judge (``None``: no limit of that kind).
+
+    Attributes:
+        max_judge_calls: judge calls sent (cache hits are free), >= 1.
+        max_judge_tokens: prompt + completion tokens reported by the provider, >= 1.
+
+    Raises:
+        ConfigError: a limit that is not an integer >= 1 (``field`` names it).
+    """
+
+    max_judge_calls: int | None = None
+    max_judge_tokens: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in BUDGET_LIMITS:
+            value = getattr(self, name)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int) or value < 1
+            ):
+                raise ConfigError(f"{name} must be an integer >= 1, not {value!r}", field=name)
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> JudgeBudget | None:
+        """The budget among ``run_evals``'s options, or ``None`` when none is set."""
+        given = {name: options.get(name) for name in BUDGET_LIMITS}
+        if all(value is None for value in given.values()):
+            return None
+        return cls(**given)
+
+    def to_dict(self) -> dict[str, int]:
+        """The limits that are set, as JSON data."""
+        return {name: getattr(self, name) for name in BUDGET_LIMITS if getattr(self, name)}
+
+
+@dataclass(frozen=True)
+class Ticket:
+    """What one admitted call reserved: one call and an upper bound of its tokens."""
+
+    tokens: int
+
+
+class SpendingLedger:
+    """What a run's judge calls spent and hold, against its :class:`JudgeBudget`.
+
+    One per run, shared by the run's items (one event loop: no lock is needed, every method
+    runs between two awaits).
+
+    Attributes:
+        budget: the limits.
+        calls: calls spent (cache hits excluded).
+        tokens: prompt + completion tokens spent, as the provider reported them.
+        stopped_by: the limit that stopped the run (``None`` while it may go on).
+    """
+
+    def __init__(self, budget: JudgeBudget) -> None:
+        self.budget = budget
+        self.calls = 0
+        self.tokens = 0
+        self.stopped_by: str | None = None
+        self._calls_held = 0
+        self._tokens_held = 0
+
+    @property
+    def exhausted(self) -> bool:
+        """Whether a call was refused, or a limit is spent to the last unit."""
+        if self.stopped_by is None:
+            limit = self._spent_limit()
+            if limit is not None:
+                self.stopped_by = limit
+        return self.stopped_by is not None
+
+    def _spent_limit(self) -> str | None:
+        calls, tokens = self.budget.max_judge_calls, self.budget.max_judge_tokens
+        if calls is not None and self.calls >= calls:
+            return "max_judge_calls"
+        if tokens is not None and self.tokens >= tokens:
+            return "max_judge_tokens"
+        return None
+
+    def admit(self, prompt_chars: int, reply_budget: int | None) -> Ticket:
+        """Reserve one call and its token bound, or refuse it.
+
+        Args:
+            prompt_chars: characters of the request's messages.
+            reply_budget: the request's ``max_tokens`` (``None``: the provider's own limit,
+                which this cannot bound: only the prompt is reserved).
+
+        Raises:
+            JudgeBudgetError: the call could cross a limit (the ledger is then exhausted).
+        """
+        calls, tokens = self.budget.max_judge_calls, self.budget.max_judge_tokens
+        if calls is not None and self.calls + self._calls_held + 1 > calls:
+            self._refuse("max_judge_calls", calls, f"{self.calls} calls spent")
+        bound = math.ceil(prompt_chars / PROMPT_CHARS_PER_TOKEN) + (reply_budget or 0)
+        if tokens is not None and self.tokens + self._tokens_held + bound > tokens:
+            self._refuse(
+                "max_judge_tokens",
+                tokens,
+                f"{self.tokens} tokens spent, {self._tokens_held} held by calls in flight, "
+                f"this call needs up to {bound}",
+            )
+        self._calls_held += 1
+        self._tokens_held += bound
+        return Ticket(bound)
+
+    def settle(self, ticket: Ticket, used: JudgeUsage) -> None:
+        """Release ``ticket`` and count what the call spent (a cache hit: nothing)."""
+        self._calls_held -= 1
+        self._tokens_held -= ticket.tokens
+        if used.cache_hits:
+            return
+        self.calls += used.calls
+        self.tokens += used.input_tokens + used.output_tokens
+
+    def _refuse(self, limit: str, budget: int, why: str) -> None:
+        self.stopped_by = self.stopped_by or limit
+        raise JudgeBudgetError(
+            f"judge budget: {limit} {budget} would be crossed ({why}); no call sent",
+            limit=limit,
+            budget=budget,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stop as JSON data: the limit, the budget, what was spent."""
+        return {
+            "limit": self.stopped_by,
+            "budget": self.budget.to_dict(),
+            "calls": self.calls,
+            "tokens": self.tokens,
+        }
+
+
+def budget_text(stop: Mapping[str, Any]) -> str:
+    """A stored budget stop (:meth:`SpendingLedger.to_dict` + ``unscored``) in one sentence.
+
+    Example:
+        >>> text = budget_text({"limit": "max_judge_calls", "budget": {"max_judge_calls": 7},
+        ...                     "calls": 7, "tokens": 126, "unscored": 3})
+        >>> text.split(": ", 1)[1]
+        'max_judge_calls 7 (7 calls, 126 tokens spent); 3 items not scored'
+    """
+    limit = str(stop.get("limit"))
+    budget = stop.get("budget")
+    value = budget.get(limit, "?") if isinstance(budget, Mapping) else "?"
+    unscored = stop.get("unscored", 0)
+    return (
+        f"stopped by its judge budget: {limit} {value} ({stop.get('calls', 0)} calls, "
+        f"{stop.get('tokens', 0)} tokens spent); {unscored} item{'s' if unscored != 1 else ''} "
+        "not scored"
+    )
+
+
+JUDGE_LEDGER: ContextVar[SpendingLedger | None] = ContextVar("scorekit_judge_ledger", default=None)
+"""The running run's ledger; ``None`` outside a run with a budget."""
