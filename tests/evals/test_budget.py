@@ -155,3 +155,22 @@ def test_the_cli_exits_4_and_says_how_to_go_on(
     assert "verdict: failed (stopped by its judge budget: max_judge_calls 1" in " ".join(
         shown.output.split()
     )
+
+
+def test_a_second_stop_counts_only_the_items_still_to_score(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    server.default = Reply('{"verdict": "yes"}')
+    scorer = _scorer(server)
+    db = tmp_path / "b.db"
+    first = run_evals_sync(ITEMS, [scorer], store=db, max_judge_calls=4, concurrency=1)
+    second = run_evals_sync(
+        ITEMS, [scorer], store=db, resume=first.run_id, max_judge_calls=3, concurrency=1
+    )
+    # the 4 stored items need no call; 3 more are scored; 3 are left
+    assert second.budget_stop is not None and second.budget_stop["unscored"] == 3
+    assert (second.total_items, len(server.requests)) == (7, 7)
+    last = run_evals_sync(ITEMS, [scorer], store=db, resume=first.run_id, max_judge_calls=3)
+    assert (last.status, last.verdict, last.total_items, len(server.requests)) == (
+        "finished", "passed", 10, 10,
+    )  # fmt: skip

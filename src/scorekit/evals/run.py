@@ -49,7 +49,7 @@ from scorekit.evals.run_options import ItemCallback, RunEvalsOptions, check_opti
 from scorekit.evals.scorer_threads import DEFAULT_SCORER_TIMEOUT
 from scorekit.evals.source import ItemSource
 from scorekit.evals.target_calls import DEFAULT_TARGET_TIMEOUT
-from scorekit.items import ItemResult
+from scorekit.items import EvalItem, ItemResult
 from scorekit.judge.spending import JUDGE_LEDGER, JudgeBudget, SpendingLedger
 from scorekit.pipeline import Scorer
 from scorekit.store.records import RunStatus
@@ -258,11 +258,16 @@ class _Run:
     async def _tasks(self) -> AsyncIterator[ItemTask]:
         ids = self.job.scorer_ids
         async for item in self.source:
-            if self.ledger is not None and self.ledger.exhausted:
-                self.unscored += 1  # no new item starts once the budget is spent
-                continue
+            if self.ledger is not None and self.ledger.exhausted and not self._stored_whole(item):
+                self.unscored += 1  # no new item starts once the budget is spent; its stored
+                continue  # results (a resumed run) stay counted as the run's (_count_untouched)
             done = self.resumed.take(item.id, ids) if self.resumed is not None else {}
             yield ItemTask(item, done)
+
+    def _stored_whole(self, item: EvalItem) -> bool:
+        """Whether a resumed run holds every scorer's ``ok``/``skipped`` result of ``item``."""
+        done = self.resumed.done if self.resumed is not None else {}
+        return bool(done) and all((item.id, sid) in done for sid in self.job.scorer_ids)
 
     def _within_budget(self, outcome: ItemResult) -> ItemResult | None:
         """The outcome without the results a budget refusal touched (``None``: nothing left)."""
