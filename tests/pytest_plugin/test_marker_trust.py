@@ -161,3 +161,50 @@ def test_it():
     result = project.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)
     assert message in result.stdout.str()
+
+
+JUDGED = """
+import pytest
+from pydantic import BaseModel
+from scorekit import create_scorer
+from scorekit.prompt_step import PromptStep
+from scorekit.testing import assert_score
+
+class Verdict(BaseModel):
+    verdict: str
+
+def judged(scorekit_judge):
+    step = PromptStep(description="v", create_prompt=lambda ctx: f"Fine? {ctx.run.output}",
+                      output_schema=Verdict)
+    return create_scorer("judged", description="asks", judge=scorekit_judge).analyze(
+        step).generate_score(lambda ctx: 1.0)
+
+@pytest.mark.parametrize("n", range(6))
+def test_judged(n, scorekit_judge):
+    assert_score(judged(scorekit_judge), output=f"answer {n}", min=0.5)
+"""
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]])
+def test_a_judge_budget_skips_the_tests_past_it_and_fails_the_session(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, workers: list[str]
+) -> None:
+    from tests.servers.scripted_openai import Reply, ScriptedServer
+
+    with ScriptedServer(Reply('{"verdict": "yes"}')) as server:
+        monkeypatch.setenv("OPENAI_COMPATIBLE_BASE_URL", server.base_url)
+        project.makepyfile(test_judged=JUDGED)
+        result = project.runpytest_subprocess(
+            "-p", "no:cacheprovider", "--scorekit-model", "openai-compatible/budget",
+            "--scorekit-max-judge-calls", "4", *workers,
+        )  # fmt: skip
+        sent = len(server.requests)
+    result.assert_outcomes(passed=4, skipped=2)
+    assert sent == 4  # under xdist each of the 2 workers holds 2 of the 4 calls
+    assert result.ret == 1
+    out = " ".join(result.stdout.str().split())
+    assert "FAILED judge budget: stopped by its judge budget: max_judge_calls" in out
+    assert "4 calls" in out and "2 items not scored" in out
+    with Store(project.path / ".scorekit" / "scorekit.db", create=False) as store:
+        (run,) = store.list_runs()
+    assert run.verdict == "failed" and run.config["budget_stop"]["unscored"] == 2

@@ -35,10 +35,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scorekit._sync import run_sync
-from scorekit.errors import ConfigError, ScorekitError
+from scorekit.errors import ConfigError, JudgeBudgetError, ScorekitError
 from scorekit.evals.gates import resolve_scorer_keys
 from scorekit.evals.per_item import score_item
 from scorekit.items import EvalItem, check_label
+from scorekit.judge.spending import JUDGE_LEDGER
 from scorekit.pipeline import Scorer
 from scorekit.results import ScorerRunResult
 from scorekit.steps import RECORD_FIELDS, RESULT_FIELDS, record_values
@@ -318,6 +319,9 @@ def assert_scores(
             field, a bound that is not a finite number or names no scorer, ``min`` above
             ``max``, no ``output`` to score, a human label that is not a number in ``[0, 1]``
             or names no scorer of the call, ``trials`` under :func:`repeating` out of range).
+        JudgeBudgetError: under a judge budget (the pytest plugin's
+            ``--scorekit-max-judge-calls``), the budget is spent or refused a call of this
+            item: nothing is checked or recorded (the plugin skips the test).
     """
     __tracebackhide__ = True
     chosen = list(scorers) if not isinstance(scorers, (Scorer, ScorerRunResult)) else [scorers]
@@ -365,8 +369,15 @@ def assert_scores(
     fresh: dict[str, ScorerRunResult] = {}
     repeats: dict[str, list[ScorerRunResult]] = {}
     if to_run:
+        ledger = JUDGE_LEDGER.get()  # a budget stop is not a score: no check is made
+        if ledger is not None and ledger.exhausted:
+            raise JudgeBudgetError(f"the judge budget is spent ({ledger.stopped_by})")
         done = run_sync(score_item(item, to_run, trials=_TRIALS.get()))
         fresh, repeats = done.scorer_results, done.trials
+        refused = [r.error for r in done.scorer_results.values() if r.error is not None]
+        refused = [e for e in refused if e.type == JudgeBudgetError.__name__]
+        if refused:
+            raise JudgeBudgetError(refused[0].message)
     scored = {
         sid: fresh[sid] if sid in fresh else next(r for r in given if r.scorer_id == sid)
         for sid in ids

@@ -50,6 +50,7 @@ import pytest
 
 if TYPE_CHECKING:
     from scorekit.judge.judge import Judge
+    from scorekit.judge.spending import SpendingLedger
     from scorekit.pipeline import Scorer
     from scorekit.testing import ScoreCheck
     from scorekit.testing.marker import MarkerSpec
@@ -86,6 +87,8 @@ class _State:
         self.run: tuple[str, str] | None = None
         self.store_error: str | None = None
         self.marker_failures: dict[str, list[str]] = {}
+        self.ledger: SpendingLedger | None = None  # the session's judge budget, if any
+        self.budget_skipped = 0  # tests the budget stopped
 
     def session_scores(self) -> SessionScores:
         if self.scores is None:
@@ -123,6 +126,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--scorekit-run-name", default=None, metavar="NAME", help="name of the stored run [pytest]"
     )
+    for kind, what in (("calls", "judge calls"), ("tokens", "judge tokens (prompt + completion)")):
+        group.addoption(
+            f"--scorekit-max-judge-{kind}",
+            default=None,
+            type=int,
+            metavar="N",
+            help=f"hard budget of the session's {what}: once spent, tests that would call the "
+            f"judge are skipped and the session fails [ini scorekit_max_judge_{kind}]",
+        )
+        parser.addini(f"scorekit_max_judge_{kind}", f"hard budget of {what}", default=None)
     parser.addini("scorekit_model", "judge model of the scorekit_judge fixture", default=None)
     parser.addini("scorekit_db", "database of the session's stored run", default=None)
     parser.addini(
@@ -168,7 +181,33 @@ def pytest_configure(config: pytest.Config) -> None:
         "(parametrised) test: scorer → minimum mean; scorer → least agreement with the cases' "
         "human labels; how many times each case is scored. Checked at the end of the session",
     )
-    config.stash[_STATE] = _State()
+    config.stash[_STATE] = state = _State()
+    state.ledger = _ledger(config)
+
+
+def _ledger(config: pytest.Config) -> SpendingLedger | None:
+    """The session's judge budget; under xdist each worker holds an equal share of it."""
+    limits = {
+        f"max_judge_{kind}": _setting(
+            config, f"scorekit_max_judge_{kind}", None, f"scorekit_max_judge_{kind}",
+            f"max_judge_{kind}",
+        )
+        for kind in ("calls", "tokens")
+    }  # fmt: skip
+    if all(value is None for value in limits.values()):
+        return None
+    from scorekit.errors import ConfigError
+    from scorekit.judge.spending import JudgeBudget, SpendingLedger
+
+    workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
+    try:
+        shares = {
+            name: None if value is None else max(1, int(value) // workers)
+            for name, value in limits.items()
+        }
+        return SpendingLedger(JudgeBudget(**shares))
+    except (ConfigError, ValueError) as exc:
+        raise pytest.UsageError(f"scorekit: {exc}") from exc
 
 
 def _group(item: pytest.Item) -> tuple[str, MarkerSpec] | None:
@@ -201,6 +240,7 @@ def pytest_runtest_protocol(
 ) -> Generator[None, object, object]:
     """Record the test's score checks (setup, call and teardown) in the session."""
     from scorekit.errors import ConfigError
+    from scorekit.judge.spending import JUDGE_LEDGER
     from scorekit.testing import recording, repeating
 
     state = item.config.stash[_STATE]
@@ -208,11 +248,27 @@ def pytest_runtest_protocol(
         group = _group(item)
     except ConfigError:  # a malformed marker fails the test that records a score under it
         group = None
-    with recording(_sink(state, item)), repeating(1 if group is None else group[1].trials):
-        outcome = yield
+    token = JUDGE_LEDGER.set(state.ledger)
+    try:
+        with recording(_sink(state, item)), repeating(1 if group is None else group[1].trials):
+            outcome = yield
+    finally:
+        JUDGE_LEDGER.reset(token)
     if group is not None:
         state.session_scores().groups.setdefault(*group)
     return outcome
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
+    """A test the judge budget stopped is skipped, saying so (the session then fails)."""
+    from scorekit.errors import JudgeBudgetError
+
+    try:
+        return (yield)
+    except JudgeBudgetError as exc:
+        item.config.stash[_STATE].budget_skipped += 1
+        pytest.skip(f"scorekit: {exc}")
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -238,11 +294,16 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Hand a worker's scores over; else check the markers and store the run."""
     config = session.config
     state = config.stash[_STATE]
+    if state.ledger is not None:
+        state.session_scores().spent(state.ledger.to_dict(), state.budget_skipped)
     if hasattr(config, "workerinput"):  # an xdist worker: the controller does the rest
-        if state.scores is not None and (state.scores.checks or state.scores.groups):
-            config.workeroutput[_OUTPUT_KEY] = state.scores.to_json()  # type: ignore[attr-defined]
+        scores = state.scores
+        if scores is not None and (scores.checks or scores.groups or scores.budget_stop):
+            config.workeroutput[_OUTPUT_KEY] = scores.to_json()  # type: ignore[attr-defined]
         return
     scores = state.scores
+    if scores is not None and scores.stopped and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED  # a budget stop is never a pass
     if scores is None or not scores.checks:
         return  # nothing to store (a marked test's unchecked thresholds: the summary says so)
     state.marker_failures = scores.marker_failures()
@@ -272,6 +333,7 @@ def _summary_lines(state: _State, width: int) -> list[str]:
     from rich.console import Console
 
     from scorekit.cli.console import summary_table
+    from scorekit.judge.spending import budget_text
 
     scores = state.session_scores()
     buffer = io.StringIO()
@@ -291,6 +353,8 @@ def _summary_lines(state: _State, width: int) -> list[str]:
             if result.error is not None:
                 lines.append(f"      error: {result.error.type}: {_short(result.error.message)}")
     lines.extend(_trials_lines(scores, width))
+    if scores.stopped and scores.budget_stop is not None:
+        lines.append(f"FAILED judge budget: {budget_text(scores.budget_stop)}")
     for group, reasons in state.marker_failures.items():
         lines.append(f"FAILED gates of {group}: {'; '.join(reasons)}")
     lines.extend(_unchecked_lines(scores))

@@ -95,11 +95,15 @@ class SessionScores:
         groups: the test (node id without its parameters) of each check that has a
             ``@pytest.mark.scorekit`` marker → the marker's settings.
         members: marked test → the indexes in :attr:`checks` of its cases' checks.
+        budget_stop: under a judge budget (``--scorekit-max-judge-calls``), what it spent:
+            the ledger's figures and ``unscored``, the tests it skipped (the session fails
+            when there is one, :attr:`stopped`).
     """
 
     checks: list[ScoreCheck] = field(default_factory=list)
     groups: dict[str, MarkerSpec] = field(default_factory=dict)
     members: dict[str, list[int]] = field(default_factory=dict)
+    budget_stop: dict[str, Any] | None = None
     _calls: dict[str, int] = field(default_factory=dict)
 
     def add(
@@ -130,6 +134,30 @@ class SessionScores:
         if group is not None:
             self.members.setdefault(group, []).append(len(self.checks) - 1)
 
+    def spent(self, ledger: Mapping[str, Any], skipped: int) -> None:
+        """Add a judge budget's figures (one process's share) and the tests it skipped.
+
+        :attr:`budget_stop` is set once any share skipped a test; the shares' budgets, calls
+        and tokens add up to the session's.
+        """
+        stop = self.budget_stop or {"limit": None, "budget": {}, "calls": 0, "tokens": 0,
+                                    "unscored": 0}  # fmt: skip
+        budget = dict(stop["budget"])
+        for name, value in ledger["budget"].items():
+            budget[name] = int(budget.get(name, 0)) + int(value)
+        self.budget_stop = {
+            "limit": stop["limit"] or (ledger["limit"] if skipped else None),
+            "budget": budget,
+            "calls": int(stop["calls"]) + int(ledger["calls"]),
+            "tokens": int(stop["tokens"]) + int(ledger["tokens"]),
+            "unscored": int(stop["unscored"]) + skipped,
+        }
+
+    @property
+    def stopped(self) -> bool:
+        """Whether the judge budget skipped a test (the session then fails)."""
+        return bool(self.budget_stop and self.budget_stop["unscored"])
+
     # -- workers ---------------------------------------------------------------------------
 
     def to_json(self) -> str:
@@ -139,6 +167,7 @@ class SessionScores:
             {
                 "checks": [_check_to_data(c, groups_of.get(i)) for i, c in enumerate(self.checks)],
                 "groups": {group: spec.to_dict() for group, spec in self.groups.items()},
+                "budget_stop": self.budget_stop,
             }
         )
 
@@ -151,6 +180,9 @@ class SessionScores:
         for raw in data["checks"]:
             check, group = _check_of(raw)
             self._append(check, group)
+        stop = data.get("budget_stop")
+        if stop:
+            self.spent(stop, int(stop["unscored"]))
 
     # -- views -----------------------------------------------------------------------------
 
@@ -272,7 +304,7 @@ class SessionScores:
         """``failed`` when an assertion or a marker failed, or a scorer got no ``ok`` result."""
         from scorekit.verdict import run_verdict
 
-        if self.failed_checks() or self.marker_failures():
+        if self.failed_checks() or self.marker_failures() or self.stopped:
             return "failed"
         return run_verdict(self.summaries(), {}, None)
 
@@ -311,6 +343,8 @@ class SessionScores:
         repeats = [len(rs) + 1 for check in self.checks for rs in check.trials.values()]
         if repeats and max(repeats) > 1:  # the views read the repeats with the run's count
             config = {**config, "trials": max(repeats)}
+        if self.stopped:  # show says why the verdict failed
+            config = {**config, "budget_stop": self.budget_stop}
         run_id = str(uuid.uuid4())
         with Store(db) as opened, RunRecorder(opened, source="TEST") as recorder:
             recorder.start(
