@@ -298,3 +298,9 @@ def test_all_is_sorted_complete_and_documented(name: str) -> None:
     assert public == set(module.__all__) - {"DEFAULT_BINS"}
     for attr in public:
         assert inspect.getdoc(getattr(module, attr)), attr
+
+
+def test_the_mean_of_scores_near_the_float_maximum_does_not_overflow() -> None:
+    summary = ScoreSummary("huge", {"ok": 3}, [1e308, 1e308, 5e307])
+    assert summary.mean == pytest.approx(1e308 / 3 + 1e308 / 3 + 5e307 / 3)
+    assert summary.to_dict()["mean"] == summary.mean

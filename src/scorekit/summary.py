@@ -330,7 +330,13 @@ class ScoreSummary:
         """Mean score of ``ok`` results (``math.fsum`` / n, as Mastra ``runEvals`` scores)."""
         if self._stored is not None:
             return self._stored.mean
-        return math.fsum(self.scores) / len(self.scores) if self.scores else None
+        if not self.scores:
+            return None
+        try:
+            return math.fsum(self.scores) / len(self.scores)
+        except OverflowError:  # scores near the float maximum (a huge scale): divide first
+            n = len(self.scores)
+            return math.fsum(score / n for score in self.scores)
 
     @property
     def median(self) -> float | None:

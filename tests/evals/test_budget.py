@@ -4,7 +4,6 @@ and the real store: the run stops cleanly, loses nothing, and a resume finishes 
 from __future__ import annotations
 
 import json
-import math
 import uuid
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from scorekit.cli.exit_codes import BUDGET
 from scorekit.errors import ConfigError
 from scorekit.evals import run_evals_sync
 from scorekit.judge import Judge
-from scorekit.judge.spending import PROMPT_CHARS_PER_TOKEN, JudgeBudget
+from scorekit.judge.spending import UNBUDGETED_REPLY_TOKENS, JudgeBudget, prompt_bound
 from scorekit.pipeline import Scorer
 from scorekit.prompt_step import PromptStep
 from scorekit.store import Store
@@ -103,8 +102,8 @@ def test_a_token_budget_admits_a_call_only_when_its_upper_bound_fits(
     scorer = _scorer(server)
     run_evals_sync(ITEMS[:1], [scorer])  # one call to read what a call asks for
     body = server.requests[0].body
-    chars = sum(len(message["content"]) for message in body["messages"])
-    bound = math.ceil(chars / PROMPT_CHARS_PER_TOKEN) + body.get("max_tokens", 0)
+    prompt = prompt_bound(message["content"] for message in body["messages"])
+    bound = prompt + body.get("max_tokens", UNBUDGETED_REPLY_TOKENS)
     server.reset()
     server.default = Reply('{"verdict": "yes"}')
     # 4 calls spent (4 x 18 tokens), then a fifth fits exactly, a sixth does not
@@ -174,3 +173,36 @@ def test_a_second_stop_counts_only_the_items_still_to_score(
     assert (last.status, last.verdict, last.total_items, len(server.requests)) == (
         "finished", "passed", 10, 10,
     )  # fmt: skip
+
+
+def test_retries_are_calls_the_budget_counts(server: ScriptedServer) -> None:
+    server.default = Reply(status=500)
+    judge = Judge(f"openai-compatible/r-{uuid.uuid4().hex[:8]}", base_url=server.base_url,
+                  cache=False, max_retries=3, retry_backoff=0.0)  # fmt: skip
+    step = PromptStep(description="v", create_prompt=lambda ctx: "Fine?", output_schema=Verdict)
+    scorer = create_scorer("judged", description="asks", judge=judge).analyze(step)
+    scorer = scorer.generate_score(lambda ctx: 1.0)
+    stopped = run_evals_sync(ITEMS, [scorer], max_judge_calls=3, concurrency=1)
+    assert len(server.requests) == 3  # the first item's attempt and 2 retries; then refused
+    assert stopped.budget_stop is not None and stopped.budget_stop["calls"] == 3
+
+
+def test_a_refused_trial_drops_the_items_results_and_a_resume_scores_them_whole(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    server.default = Reply('{"verdict": "yes"}')
+    scorer = _scorer(server)
+    db = tmp_path / "t.db"
+    stopped = run_evals_sync(ITEMS[:4], [scorer], store=db, trials=3, max_judge_calls=7,
+                             concurrency=1)  # fmt: skip
+    # items 0 and 1 take 3 calls each; item 2's second trial is refused: it is not stored
+    assert (stopped.total_items, stopped.budget_stop["unscored"]) == (2, 2)  # type: ignore[index]
+    assert stopped.judge_usage.calls == 7  # the dropped item's call is still the run's
+    done = run_evals_sync(ITEMS[:4], [scorer], store=db, resume=stopped.run_id)
+    assert done.status == "finished"
+    with Store(db) as store:
+        from scorekit.store.repeats import trial_scores
+
+        repeats = trial_scores(store, stopped.run_id)["judged"]
+    assert sorted(repeats) == ["i0", "i1", "i2", "i3"]
+    assert all(scores == [1.0, 1.0, 1.0] for scores in repeats.values())

@@ -142,6 +142,12 @@ def test_trials_score_each_case_k_times_and_report_self_consistency(
         ("trials=0", "trials=...) takes an integer from 1 to 100, not 0"),
         ("trails=3", "takes thresholds, min_agreement, trials (at least one); unknown: trails"),
         ('min_agreement={"length": {"auroc": 2}}', "auroc needs a number in [0, 1], not 2"),
+        ("min_agreement={}", "takes a mapping of scorer to {figure: minimum}, not {}"),
+        ('{"length": 0.9}, trials=2', "give @pytest.mark.scorekit once, with keywords only"),
+        (
+            'trials=2)\n@pytest.mark.scorekit(thresholds={"length": 0.9}',
+            "give @pytest.mark.scorekit once, with keywords only",
+        ),
     ],
 )
 def test_a_bad_marker_setting_fails_the_test_naming_it(
@@ -208,3 +214,39 @@ def test_a_judge_budget_skips_the_tests_past_it_and_fails_the_session(
     with Store(project.path / ".scorekit" / "scorekit.db", create=False) as store:
         (run,) = store.list_runs()
     assert run.verdict == "failed" and run.config["budget_stop"]["unscored"] == 2
+
+
+def test_an_odd_budget_is_shared_so_that_the_workers_never_spend_more(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.servers.scripted_openai import Reply, ScriptedServer
+
+    with ScriptedServer(Reply('{"verdict": "yes"}')) as server:
+        monkeypatch.setenv("OPENAI_COMPATIBLE_BASE_URL", server.base_url)
+        project.makepyfile(test_judged=JUDGED)
+        result = project.runpytest_subprocess(
+            "-p", "no:cacheprovider", "--scorekit-model", "openai-compatible/budget",
+            "--scorekit-max-judge-calls", "1", "-n", "2",
+        )  # fmt: skip
+        sent = len(server.requests)
+    result.assert_outcomes(passed=1, skipped=5)
+    assert sent == 1  # one worker holds the call, the other starts spent
+    out = " ".join(result.stdout.str().split())
+    assert "max_judge_calls 1 (1 calls" in out and "5 items not scored" in out
+
+
+def test_trials_with_none_given_score_once(project: pytest.Pytester) -> None:
+    project.makepyfile(
+        test_once="""
+import pytest
+from scorers import length
+from scorekit.testing import assert_score
+
+@pytest.mark.scorekit(trials=None, thresholds={"length": 0.1})
+def test_it():
+    assert_score(length, output="abcde")
+"""
+    )
+    result = project.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    assert "trials of" not in result.stdout.str()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from pathlib import Path
 
@@ -60,3 +61,8 @@ def test_the_run_the_store_and_every_view_show_the_same_interval(tmp_path: Path)
     shown = CliRunner().invoke(app, ["show", run.id, "--db", str(db)])
     row = next(line for line in shown.stdout.splitlines() if "length" in line)
     assert [c.strip() for c in row.split("│")][7] == text  # after the mean
+
+
+def test_scores_near_the_float_maximum_get_no_infinite_interval() -> None:
+    summary = with_mean_interval(ScoreSummary("s", {"ok": 3}, [1e308, 1e308, 5e307]))
+    assert summary.mean_interval is None or all(map(math.isfinite, summary.mean_interval))

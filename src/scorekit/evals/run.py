@@ -274,11 +274,17 @@ class _Run:
         refused = {
             sid
             for sid, result in outcome.scorer_results.items()
-            if result.error is not None and result.error.type == JudgeBudgetError.__name__
-        }
+            if any(
+                r.error is not None and r.error.type == JudgeBudgetError.__name__
+                for r in (result, *outcome.trials.get(sid, ()))
+            )
+        }  # a refused trial drops its scorer's whole item: no half-judged repeats are stored
         if not refused:
             return outcome
         self.unscored += 1
+        for sid in refused:  # what the dropped results spent is the run's all the same
+            for result in (outcome.scorer_results[sid], *outcome.trials.get(sid, ())):
+                self.result.judge_usage = self.result.judge_usage + result.judge_usage
         kept = {s: r for s, r in outcome.scorer_results.items() if s not in refused}
         if not kept or set(kept) <= outcome.stored:
             return None  # nothing new was measured: the item is left for a resume

@@ -6,6 +6,7 @@ A judge is a stack of layers, each knowing only the one below (style.md rule 3):
       repair          one repair request; the cut-off rule             (repair.py, budget.py)
       cache           persistent SQLite judge-call cache               (cache.py)
       retry           backoff + jitter on 429/5xx/connection errors    (retry.py)
+      spending        each attempt against the run's judge budget      (spending.py)
       rate limit      per-model AIMD concurrency limiter, shared       (ratelimit.py)
       timeout         hard deadline per attempt                        (timeout.py)
       adapter         OpenAI-compatible / Anthropic / local / test     (openai_compat.py ...)
@@ -32,7 +33,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from scorekit.errors import ConfigError, JudgeError
+from scorekit.errors import ConfigError, JudgeBudgetError, JudgeError
 from scorekit.judge.adapters import build_model
 from scorekit.judge.budget import first_budget, spec_bound
 from scorekit.judge.judge_result import JudgeResult, UsageMeter
@@ -48,7 +49,6 @@ from scorekit.judge.settings import (
     check_plain_options,
     given_options,
 )
-from scorekit.judge.spending import JUDGE_LEDGER
 from scorekit.judge.stack import stack_layers
 from scorekit.judge.structured import OutputSchema, SchemaSpec
 from scorekit.judge.timeout import adapter_timeout
@@ -290,27 +290,19 @@ class Judge:
         )
 
     async def _send(self, meter: UsageMeter, request: JudgeRequest) -> JudgeResponse:
-        ledger = JUDGE_LEDGER.get()  # a run's hard budget (scorekit.judge.spending)
-        ticket = None
-        if ledger is not None:
-            chars = sum(len(message.content) for message in request.messages)
-            ticket = ledger.admit(chars, request.max_tokens)
         started = time.perf_counter()
         try:
             response = await self._transport.complete(request)
         except JudgeError as exc:
             below = exc.usage or JudgeUsage(attempts=1)  # the deadline, from the layers below
+            attempts = below.attempts
+            if isinstance(exc, JudgeBudgetError):  # its last attempt was refused, not sent
+                attempts -= 1
             failed = JudgeUsage(
-                calls=1, attempts=below.attempts, latency_s=time.perf_counter() - started
+                calls=min(1, attempts), attempts=attempts, latency_s=time.perf_counter() - started
             )
             meter.usage = meter.usage + JudgeUsage.budgets(request.max_tokens, below.timeout_s)
             meter.usage = meter.usage + failed
-            if ledger is not None and ticket is not None:
-                ledger.settle(ticket, failed)
-            raise
-        except BaseException:
-            if ledger is not None and ticket is not None:
-                ledger.settle(ticket, JudgeUsage(calls=1))
             raise
         used = JudgeUsage(
             calls=1,
@@ -324,8 +316,6 @@ class Judge:
             budget = response.max_tokens or request.max_tokens
             used = used + JudgeUsage.budgets(budget, response.timeout_s)
         meter.usage = meter.usage + used
-        if ledger is not None and ticket is not None:
-            ledger.settle(ticket, used)
         if _log.isEnabledFor(logging.DEBUG):
             _log.debug(
                 "judge %s step=%s tokens=%d/%d latency=%.3fs attempts=%d cache_hit=%s finish=%s",

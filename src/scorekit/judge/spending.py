@@ -1,19 +1,25 @@
 """A run's hard judge budget: no call is sent that could cross it.
 
 ``run_evals(max_judge_calls=N, max_judge_tokens=N)`` (``--max-judge-calls``,
-``--max-judge-tokens``, the config keys of the same names) puts a :class:`SpendingLedger` in
-:data:`JUDGE_LEDGER` for the run's items. Every judge call asks it first
-(:meth:`SpendingLedger.admit`) and reports what it spent after (:meth:`SpendingLedger.settle`):
+``--max-judge-tokens``, the config keys of the same names, the pytest plugin's
+``--scorekit-max-judge-calls``) puts a :class:`SpendingLedger` in :data:`JUDGE_LEDGER` for the
+run's items. Every request the judge sends, each retry included, passes :class:`SpendingModel`
+(a layer of the judge's stack, below the retries and above the rate limiter), which asks the
+ledger first (:meth:`SpendingLedger.admit`) and reports what it spent after
+(:meth:`SpendingLedger.settle`):
 
-- **calls**: a call is admitted while the calls spent plus those in flight stay within the
-  budget. A reply from the judge cache costs nothing and is not counted.
-- **tokens** (prompt + completion): a call reserves an upper bound of what it can spend before
-  it is sent: its reply budget (``max_tokens`` of the request, from the reply's schema or the
-  judge's setting) plus one token per :data:`PROMPT_CHARS_PER_TOKEN` characters of its
-  messages (BPE tokenizers give about 4 characters a token for English, fewer for code and
-  other scripts: 3 errs on the side of the budget). It is admitted only while the tokens spent
-  plus every reservation in flight plus its own stay within the budget; once it returns, the
-  reservation is replaced by what the provider reported.
+- **calls**: a request is admitted while the requests spent plus those in flight stay within
+  the budget. A reply from the judge cache (above the layer) costs nothing and is not counted.
+- **tokens** (prompt + completion): a request reserves an upper bound of what it can spend
+  before it is sent: its reply budget (``max_tokens`` of the request, from the reply's schema or
+  the judge's setting; :data:`UNBUDGETED_REPLY_TOKENS` for a request without one) plus a bound
+  of its prompt, one token per :data:`PROMPT_CHARS_PER_TOKEN` ASCII characters and two per
+  other character (BPE tokenizers give about 4 ASCII characters a token for English, one or two
+  tokens for a CJK character). It is admitted only while the tokens spent plus every
+  reservation in flight plus its own stay within the budget; once it returns, the reservation
+  is replaced by what the provider reported. The bound holds whenever the reply has a budget
+  (a reply without one can run past :data:`UNBUDGETED_REPLY_TOKENS`: set the judge's
+  ``max_tokens``).
 
 A refused call raises :class:`~scorekit.errors.JudgeBudgetError` and marks the ledger
 exhausted; so does spending the whole budget. The run loop then starts no new item, lets the
@@ -26,30 +32,53 @@ The budget counts the calls of one invocation; a resumed run gets the budget it 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
 from scorekit.errors import ConfigError, JudgeBudgetError
+from scorekit.judge.model import JudgeModel, JudgeRequest, JudgeResponse
 from scorekit.usage import JudgeUsage
 
 __all__ = [
     "BUDGET_LIMITS",
     "JUDGE_LEDGER",
     "PROMPT_CHARS_PER_TOKEN",
+    "UNBUDGETED_REPLY_TOKENS",
     "JudgeBudget",
     "SpendingLedger",
+    "SpendingModel",
     "Ticket",
     "budget_text",
+    "prompt_bound",
 ]
 
 BUDGET_LIMITS = ("max_judge_calls", "max_judge_tokens")
 """The budget's limits, as ``run_evals`` keywords, config keys and (with dashes) CLI options."""
 
 PROMPT_CHARS_PER_TOKEN = 3
-"""Characters of prompt counted as one token when a call reserves its tokens (an upper bound
-for the usual tokenizers on English text; the reservation is replaced by the reported use)."""
+"""ASCII characters of prompt counted as one token when a call reserves its tokens (an upper
+bound for the usual tokenizers on English text; the reservation is replaced by the reported
+use). Every other character counts two tokens."""
+
+UNBUDGETED_REPLY_TOKENS = 1024
+"""Tokens reserved for the reply of a request that carries no ``max_tokens``."""
+
+
+def prompt_bound(texts: Iterable[str]) -> int:
+    """An upper bound of the tokens of ``texts`` (see the module docstring).
+
+    Example:
+        >>> prompt_bound(["Is it fine?"]), prompt_bound(["日本語"])
+        (4, 6)
+    """
+    ascii_chars = other = 0
+    for text in texts:
+        narrow = len(text.encode("ascii", "ignore"))
+        ascii_chars += narrow
+        other += len(text) - narrow
+    return math.ceil(ascii_chars / PROMPT_CHARS_PER_TOKEN) + 2 * other
 
 
 @dataclass(frozen=True)
@@ -133,21 +162,27 @@ class SpendingLedger:
             return "max_judge_tokens"
         return None
 
-    def admit(self, prompt_chars: int, reply_budget: int | None) -> Ticket:
+    def admit(self, prompt_tokens: int, reply_budget: int | None) -> Ticket:
         """Reserve one call and its token bound, or refuse it.
 
+        Once a call was refused, every later one is too: the run is stopping.
+
         Args:
-            prompt_chars: characters of the request's messages.
-            reply_budget: the request's ``max_tokens`` (``None``: the provider's own limit,
-                which this cannot bound: only the prompt is reserved).
+            prompt_tokens: an upper bound of the request's prompt (:func:`prompt_bound`).
+            reply_budget: the request's ``max_tokens`` (``None``:
+                :data:`UNBUDGETED_REPLY_TOKENS` are reserved).
 
         Raises:
             JudgeBudgetError: the call could cross a limit (the ledger is then exhausted).
         """
         calls, tokens = self.budget.max_judge_calls, self.budget.max_judge_tokens
+        if self.stopped_by is not None:
+            limit = self.stopped_by
+            self._refuse(limit, getattr(self.budget, limit) or 0, "the budget stopped the run")
         if calls is not None and self.calls + self._calls_held + 1 > calls:
             self._refuse("max_judge_calls", calls, f"{self.calls} calls spent")
-        bound = math.ceil(prompt_chars / PROMPT_CHARS_PER_TOKEN) + (reply_budget or 0)
+        reply = UNBUDGETED_REPLY_TOKENS if reply_budget is None else reply_budget
+        bound = prompt_tokens + reply
         if tokens is not None and self.tokens + self._tokens_held + bound > tokens:
             self._refuse(
                 "max_judge_tokens",
@@ -208,3 +243,44 @@ def budget_text(stop: Mapping[str, Any]) -> str:
 
 JUDGE_LEDGER: ContextVar[SpendingLedger | None] = ContextVar("scorekit_judge_ledger", default=None)
 """The running run's ledger; ``None`` outside a run with a budget."""
+
+
+class SpendingModel:
+    """The judge layer that counts every request (retries too) against :data:`JUDGE_LEDGER`.
+
+    Args:
+        inner: the model below (the rate limiter).
+    """
+
+    def __init__(self, inner: JudgeModel) -> None:
+        self.inner = inner
+
+    @property
+    def model_id(self) -> str:
+        """The inner model's id."""
+        return self.inner.model_id
+
+    def __repr__(self) -> str:
+        return f"SpendingModel({self.inner!r})"
+
+    async def complete(self, request: JudgeRequest) -> JudgeResponse:
+        """Admit the request against the run's budget, send it, and count what it spent.
+
+        Raises:
+            JudgeBudgetError: the request could cross the budget; nothing was sent.
+        """
+        ledger = JUDGE_LEDGER.get()
+        if ledger is None:
+            return await self.inner.complete(request)
+        bound = prompt_bound(message.content for message in request.messages)
+        ticket = ledger.admit(bound, request.max_tokens)
+        try:
+            response = await self.inner.complete(request)
+        except BaseException:
+            ledger.settle(ticket, JudgeUsage(calls=1))  # sent: it counts, tokens unknown
+            raise
+        spent = JudgeUsage(
+            calls=1, input_tokens=response.input_tokens, output_tokens=response.output_tokens
+        )
+        ledger.settle(ticket, spent)
+        return response

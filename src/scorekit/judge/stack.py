@@ -1,8 +1,9 @@
 """The judge's layer stack, assembled in one place (the order is :mod:`scorekit.judge.judge`'s).
 
 Below the repair loop, from the outside in: the persistent cache (when on and the model has an
-identity), retries with backoff, the shared per-model concurrency limiter, the per-attempt
-timeout, then the model's protocol adapter.
+identity), retries with backoff, the run's judge budget (every attempt is a call it counts),
+the shared per-model concurrency limiter, the per-attempt timeout, then the model's protocol
+adapter.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from scorekit.judge.model import JudgeModel
 from scorekit.judge.ratelimit import AdaptiveLimiter, RateLimitedModel, shared_limiter
 from scorekit.judge.retry import RetryingModel
 from scorekit.judge.settings import JudgeSettings
+from scorekit.judge.spending import SpendingModel
 from scorekit.judge.timeout import TimeoutModel, layer_timeout
 
 __all__ = ["stack_layers"]
@@ -44,6 +46,7 @@ def stack_layers(
     limiter = shared_limiter(limiter_key, settings.concurrency, owner=owner)
     layered: JudgeModel = TimeoutModel(built, layer_timeout(built, settings.timeout))
     layered = RateLimitedModel(layered, limiter)
+    layered = SpendingModel(layered)  # each attempt asks the run's budget, if any
     layered = RetryingModel(
         layered, max_retries=settings.max_retries, backoff=settings.retry_backoff
     )

@@ -97,7 +97,7 @@ def _thresholds(raw: Any, where: str) -> dict[str, float]:
 def _agreement(raw: Any, where: str) -> dict[str, dict[str, Any]]:
     from scorekit.trust.min_agreement import check_min_agreement  # numpy: only when asked
 
-    if not isinstance(raw, Mapping) or not all(isinstance(key, str) for key in raw):
+    if not isinstance(raw, Mapping) or not raw or not all(isinstance(key, str) for key in raw):
         raise ConfigError(
             f"{where}: @pytest.mark.scorekit(min_agreement=...) takes a mapping of scorer to "
             f"{{figure: minimum}}, not {raw!r}",
@@ -122,12 +122,18 @@ def _trials(raw: Any, where: str) -> int:
     return raw
 
 
-def check_marker(kwargs: Mapping[str, Any], where: str) -> MarkerSpec:
+def check_marker(
+    kwargs: Mapping[str, Any], where: str, *, args: tuple[Any, ...] = (), markers: int = 1
+) -> MarkerSpec:
     """Validate a ``@pytest.mark.scorekit`` marker's keywords.
 
     Args:
-        kwargs: the marker's keywords (:data:`MARKER_SETTINGS`; at least one).
+        kwargs: the marker's keywords (:data:`MARKER_SETTINGS`; at least one; ``None`` is
+            "not given").
         where: the test, for the message.
+        args: the marker's positional arguments (none is taken).
+        markers: how many ``scorekit`` markers the test carries (one is taken: a second
+            would be silently shadowed).
 
     Raises:
         ConfigError: an unknown keyword or none (``field="scorekit"``); thresholds that are
@@ -136,6 +142,12 @@ def check_marker(kwargs: Mapping[str, Any], where: str) -> MarkerSpec:
             refuses (``field="min_agreement"``); ``trials`` not an integer in range
             (``field="trials"``).
     """
+    if args or markers > 1:
+        raise ConfigError(
+            f"{where}: give @pytest.mark.scorekit once, with keywords only "
+            f"({', '.join(MARKER_SETTINGS)})",
+            field="scorekit",
+        )
     unknown = sorted(set(kwargs) - set(MARKER_SETTINGS))
     if unknown or not any(kwargs.get(name) is not None for name in MARKER_SETTINGS):
         raise ConfigError(
@@ -148,5 +160,5 @@ def check_marker(kwargs: Mapping[str, Any], where: str) -> MarkerSpec:
     return MarkerSpec(
         thresholds={} if thresholds is None else _thresholds(thresholds, where),
         min_agreement={} if agreement is None else _agreement(agreement, where),
-        trials=_trials(kwargs.get("trials", 1), where),
+        trials=1 if kwargs.get("trials") is None else _trials(kwargs["trials"], where),
     )

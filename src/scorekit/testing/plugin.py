@@ -199,15 +199,29 @@ def _ledger(config: pytest.Config) -> SpendingLedger | None:
     from scorekit.errors import ConfigError
     from scorekit.judge.spending import JudgeBudget, SpendingLedger
 
-    workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
+    worker = getattr(config, "workerinput", {})
+    workers = int(worker.get("workercount", 1))
+    index = int(str(worker.get("workerid", "gw0")).removeprefix("gw") or 0)
     try:
-        shares = {
-            name: None if value is None else max(1, int(value) // workers)
-            for name, value in limits.items()
-        }
-        return SpendingLedger(JudgeBudget(**shares))
+        JudgeBudget(**{k: None if v is None else int(v) for k, v in limits.items()})  # checked
+        shares: dict[str, int | None] = {}
+        spent: list[str] = []
+        for name, value in limits.items():
+            if value is None:
+                shares[name] = None
+                continue
+            whole, left = divmod(int(value), workers)  # equal shares; the first take the rest
+            share = whole + (index < left)
+            shares[name] = max(1, share)
+            if share == 0:  # this worker's share is nothing: it starts spent
+                spent.append(name)
+        ledger = SpendingLedger(JudgeBudget(**shares))
     except (ConfigError, ValueError) as exc:
         raise pytest.UsageError(f"scorekit: {exc}") from exc
+    if spent:
+        ledger.stopped_by = spent[0]
+        ledger.budget = JudgeBudget(**{**shares, **dict.fromkeys(spent)})  # reported as 0
+    return ledger
 
 
 def _group(item: pytest.Item) -> tuple[str, MarkerSpec] | None:
@@ -216,7 +230,8 @@ def _group(item: pytest.Item) -> tuple[str, MarkerSpec] | None:
         return None
     from scorekit.testing.marker import check_marker
 
-    spec = check_marker(marker.kwargs, item.nodeid)
+    count = len(list(item.iter_markers("scorekit")))
+    spec = check_marker(marker.kwargs, item.nodeid, args=marker.args, markers=count)
     callspec = getattr(item, "callspec", None)
     node = item.nodeid
     if callspec is not None and node.endswith(f"[{callspec.id}]"):
@@ -294,8 +309,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Hand a worker's scores over; else check the markers and store the run."""
     config = session.config
     state = config.stash[_STATE]
-    if state.ledger is not None:
-        state.session_scores().spent(state.ledger.to_dict(), state.budget_skipped)
+    ledger = state.ledger
+    if ledger is not None and (ledger.calls or state.budget_skipped):  # not an idle controller
+        state.session_scores().spent(ledger.to_dict(), state.budget_skipped)
     if hasattr(config, "workerinput"):  # an xdist worker: the controller does the rest
         scores = state.scores
         if scores is not None and (scores.checks or scores.groups or scores.budget_stop):

@@ -340,6 +340,9 @@ class SessionScores:
         for outcome in outcomes:
             for result in outcome.scorer_results.values():
                 usage = usage + result.judge_usage
+            for again in outcome.trials.values():  # the repeats' judge calls count too
+                for result in again:
+                    usage = usage + result.judge_usage
         repeats = [len(rs) + 1 for check in self.checks for rs in check.trials.values()]
         if repeats and max(repeats) > 1:  # the views read the repeats with the run's count
             config = {**config, "trials": max(repeats)}

@@ -195,6 +195,8 @@ def with_mean_interval(
         (0.25, 1.0)
     """
     if summary.has_scores and len(summary.scores) >= 2:
-        found = bootstrap_mean(summary.scores, resamples=resamples, seed=seed)
-        summary.mean_interval = (found.low, found.high)
+        with np.errstate(over="ignore", invalid="ignore"):  # scores near the float maximum
+            found = bootstrap_mean(summary.scores, resamples=resamples, seed=seed)
+        if math.isfinite(found.low) and math.isfinite(found.high):  # never an infinite bound
+            summary.mean_interval = (found.low, found.high)
     return summary

@@ -31,7 +31,10 @@ def print_verdict(result: EvalRunResult) -> None:
     """The run's verdict with the failed gates, or the budget that stopped it."""
     if result.budget_stop is not None:
         _out().print(f"verdict: [red]failed[/red] ({escape(budget_text(result.budget_stop))})")
-        _out().print(f"continue it: --resume {result.run_id} with a larger budget", markup=False)
+        if result.store_url is not None:  # a run that was not stored cannot be resumed
+            _out().print(
+                f"continue it: --resume {result.run_id} with a larger budget", markup=False
+            )
         return
     failed = {sid: why for sid, why in result.failures.items() if why}
     if result.verdict == "passed":
