@@ -150,6 +150,11 @@ def test_the_cli_exits_4_and_says_how_to_go_on(
     assert "verdict: failed (stopped by its judge budget: max_judge_calls 1 (1 calls" in text
     assert "continue it: --resume" in text
     assert len(server.requests) == 1
+    done_report = CliRunner().invoke(app, ["report", "latest", "--db", str(db), "-o",
+                                           str(tmp_path / "r.html")])  # fmt: skip
+    assert done_report.exit_code == 0, done_report.output
+    page = (tmp_path / "r.html").read_text()
+    assert "verdict failed: stopped by its judge budget: max_judge_calls 1" in page
     shown = CliRunner().invoke(app, ["show", "latest", "--db", str(db)])
     assert "verdict: failed (stopped by its judge budget: max_judge_calls 1" in " ".join(
         shown.output.split()
