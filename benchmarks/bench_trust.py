@@ -7,6 +7,8 @@
   precision (the resampling grid);
 * the prediction-powered mean over 1,000,000 items (1,000 labelled);
 * a paired comparison with 10,000 resamples and sign flips over 100,000 paired items;
+* the 95 % bootstrap interval every summary's mean gets (``with_mean_interval``), 1,000,000
+  scores at 2 decimals and at full precision;
 * one label written through the annotating viewer (``POST``, SQLite, 100 writes, median).
 """
 
@@ -20,7 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
+from scorekit.summary import ScoreSummary
 from scorekit.trust import agreement, paired_comparison, ppi_mean
+from scorekit.trust.estimates import with_mean_interval
 
 
 def timed(label: str, call: object) -> None:
@@ -43,6 +47,10 @@ def main() -> None:
     b = np.clip(a + rng.normal(0.002, 0.05, 100_000), 0, 1)
     timed("paired_comparison, 100k paired items, 10,000 resamples",
           lambda: paired_comparison(a, b, threshold=0.5))  # fmt: skip
+    for label, scores in (("2 decimals", coarse), ("full precision", fine)):
+        summary = ScoreSummary("s", {"ok": n}, scores.tolist())
+        timed(f"a summary's mean interval, 1M scores at {label}",
+              lambda summary=summary: with_mean_interval(summary))  # fmt: skip
     viewer_label_writes()
 
 
