@@ -59,6 +59,7 @@ if TYPE_CHECKING:
 __all__ = [
     "pytest_addoption",
     "pytest_configure",
+    "pytest_runtest_call",
     "pytest_runtest_protocol",
     "pytest_sessionfinish",
     "pytest_terminal_summary",
