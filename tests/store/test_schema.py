@@ -108,3 +108,22 @@ def test_writing_into_a_database_whose_runs_table_is_somebody_elses_is_refused(
     with sqlite3.connect(foreign) as conn:
         tables = [row[0] for row in conn.execute("select name from sqlite_master")]
     assert tables == ["runs"]  # no results table, no indexes: nothing was written
+
+
+def test_the_reading_commands_upgrade_an_older_writable_database(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from scorekit.cli import app
+
+    db = tmp_path / "old.db"
+    items = [{"id": "a", "output": "abc"}, {"id": "b", "output": "abcdef"}]
+    scorer = create_scorer("length", description="d").generate_score(lambda ctx: 0.5)
+    run = run_evals_sync(items, [scorer], store=db).run_id
+    with sqlite3.connect(db) as conn:  # what a database made before the heartbeat looks like
+        conn.execute("alter table runs drop column heartbeat_at")
+    shown = CliRunner().invoke(app, ["show", run, "--db", str(db)])
+    assert shown.exit_code == 0, shown.output
+    assert "its tables gained the columns this version reads" in shown.output
+    assert "0.5000" in shown.output
+    again = CliRunner().invoke(app, ["show", run, "--db", str(db)])
+    assert again.exit_code == 0 and "gained the columns" not in again.output

@@ -41,6 +41,7 @@ from scorekit.errors import StoreError
 from scorekit.steps import RECORD_FIELDS
 
 __all__ = [
+    "OLDER_SCHEMA",
     "add_missing_columns",
     "alignments",
     "ensure_schema",
@@ -51,6 +52,10 @@ __all__ = [
     "runs",
     "trials",
 ]
+
+OLDER_SCHEMA = "the database was made by an older scorekit"
+"""What the refusal of a read-only database that lacks columns says (the reading commands
+upgrade such a database where its file can be written: ``cli.commands.common.open_store``)."""
 
 metadata = MetaData()
 """The schema: ``runs``, ``results``, ``labels``, ``alignments`` and ``trials``."""
@@ -311,8 +316,8 @@ def ensure_schema(engine: Engine, *, create: bool = True, read_only: bool = Fals
             lacking = missing_columns(engine)
             if lacking:
                 raise StoreError(
-                    f"the database was made by an older scorekit (no column {lacking[0]}) and "
-                    "is read-only: open it once where it can be written to upgrade it"
+                    f"{OLDER_SCHEMA} (no column {lacking[0]}) and is read-only: open it once "
+                    "where it can be written to upgrade it"
                 )
             return
         add_missing_columns(engine)

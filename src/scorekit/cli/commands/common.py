@@ -12,9 +12,10 @@ from rich.console import Console
 from rich.markup import escape
 
 from scorekit.cli import exit_codes
-from scorekit.errors import ConfigError, ScorekitError
+from scorekit.errors import ConfigError, ScorekitError, StoreError
 from scorekit.evals.gates import resolve_scorer_keys
 from scorekit.store import Store
+from scorekit.store.tables import OLDER_SCHEMA
 
 __all__ = [
     "DbOption",
@@ -92,14 +93,33 @@ def fail(exc: BaseException, code: int = exit_codes.USAGE) -> typer.Exit:
 def open_store(db: str | None, *, create: bool = False) -> Store:
     """Open the store of a command; a reading command (``create=False``) opens it read-only.
 
-    A reading command never makes a file and never writes: it reads a database on a read-only
-    file system too.
+    A reading command never makes a file and never writes its data: it reads a database on a
+    read-only file system too. One exception: a database made by an older scorekit, whose
+    file can be written, first gains the columns it lacks (what any writing command would do
+    to it), and the command says so on stderr; a read-only one is refused, saying how to
+    upgrade it.
 
     Raises:
         typer.Exit: 2, the database cannot be opened or (reading) does not exist.
     """
     try:
         return Store(db, create=create, read_only=not create)
+    except StoreError as exc:
+        if create or OLDER_SCHEMA not in str(exc):
+            raise fail(exc) from exc
+        try:
+            with Store(db, create=False):  # adds the missing columns; refuses a read-only file
+                pass
+        except ScorekitError:
+            raise fail(exc) from exc
+        err().print(
+            "note: the database was made by an older scorekit; its tables gained the columns "
+            "this version reads"
+        )
+    except ScorekitError as exc:
+        raise fail(exc) from exc
+    try:
+        return Store(db, create=False, read_only=True)
     except ScorekitError as exc:
         raise fail(exc) from exc
 
