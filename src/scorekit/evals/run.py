@@ -50,7 +50,7 @@ from scorekit.evals.scorer_threads import DEFAULT_SCORER_TIMEOUT
 from scorekit.evals.source import ItemSource
 from scorekit.evals.target_calls import DEFAULT_TARGET_TIMEOUT
 from scorekit.items import EvalItem, ItemResult
-from scorekit.judge.spending import JUDGE_LEDGER, JudgeBudget, SpendingLedger
+from scorekit.judge.spending import BUDGET_STOP_KEY, JUDGE_LEDGER, JudgeBudget, SpendingLedger
 from scorekit.pipeline import Scorer
 from scorekit.store.records import RunStatus
 from scorekit.summary import ScoreSummary
@@ -370,10 +370,11 @@ class _Run:
                     if status == "finished" and self.result.min_agreement:
                         store_label_agreement(self.recorder, self.result)
                     stopped_before = self.resumed is not None and bool(
-                        self.resumed.config.get("budget_stop")
+                        self.resumed.config.get(BUDGET_STOP_KEY)
                     )
                     if self.result.budget_stop is not None or stopped_before:
-                        stop = {"budget_stop": self.result.budget_stop}  # None: resumed to the end
+                        # None: a run a budget stopped before was resumed to its end
+                        stop = {BUDGET_STOP_KEY: self.result.budget_stop}
                         self.recorder.store.update_config(self.result.run_id, stop)
                     self.result.status = self.recorder.finish(
                         status,

@@ -43,6 +43,7 @@ from scorekit.usage import JudgeUsage
 
 __all__ = [
     "BUDGET_LIMITS",
+    "BUDGET_STOP_KEY",
     "JUDGE_LEDGER",
     "PROMPT_CHARS_PER_TOKEN",
     "UNBUDGETED_REPLY_TOKENS",
@@ -52,6 +53,7 @@ __all__ = [
     "Ticket",
     "budget_text",
     "prompt_bound",
+    "stored_budget_text",
 ]
 
 BUDGET_LIMITS = ("max_judge_calls", "max_judge_tokens")
@@ -61,6 +63,9 @@ PROMPT_CHARS_PER_TOKEN = 3
 """ASCII characters of prompt counted as one token when a call reserves its tokens (an upper
 bound for the usual tokenizers on English text; the reservation is replaced by the reported
 use). Every other character counts two tokens."""
+
+BUDGET_STOP_KEY = "budget_stop"
+"""The key of a stored run's config that holds what stopped it (``None``: resumed to the end)."""
 
 UNBUDGETED_REPLY_TOKENS = 1024
 """Tokens reserved for the reply of a request that carries no ``max_tokens``."""
@@ -239,6 +244,12 @@ def budget_text(stop: Mapping[str, Any]) -> str:
         f"{stop.get('tokens', 0)} tokens spent); {unscored} item{'s' if unscored != 1 else ''} "
         "not scored"
     )
+
+
+def stored_budget_text(config: Any) -> str | None:
+    """:func:`budget_text` of a stored run's config, or ``None`` when no budget stopped it."""
+    stop = config.get(BUDGET_STOP_KEY) if isinstance(config, Mapping) else None
+    return budget_text(stop) if isinstance(stop, Mapping) else None
 
 
 JUDGE_LEDGER: ContextVar[SpendingLedger | None] = ContextVar("scorekit_judge_ledger", default=None)

@@ -18,7 +18,7 @@ from jinja2 import Environment
 from pydantic_core import to_jsonable_python
 
 from scorekit.errors import ConfigError
-from scorekit.judge.spending import budget_text
+from scorekit.judge.spending import stored_budget_text
 from scorekit.report.formats import pretty, templates
 from scorekit.report.histogram import Bin, bins_of
 from scorekit.store.alignments import latest_alignments
@@ -172,9 +172,8 @@ def render_report(store: Store, run_ref: str, *, max_items: int = DEFAULT_MAX_IT
     trust = align(store, run.id) if has_labels(store, run.id) else {}
     notes = stored_alignment_notes(latest_alignments(store, run), own=run.id)
     template = _environment().get_template("report.html.j2")
-    stop = run.config.get("budget_stop") if isinstance(run.config, dict) else None
     return template.render(
-        budget_stop=budget_text(stop) if isinstance(stop, dict) else None,
+        budget_stop=stored_budget_text(run.config),
         trust=trust,
         trust_notes=notes,
         run=run,

@@ -26,6 +26,7 @@ from pydantic_core import to_jsonable_python
 
 from scorekit.errors import ConfigError
 from scorekit.items import EvalItem, ItemResult
+from scorekit.judge.spending import BUDGET_STOP_KEY
 from scorekit.results import ScorerRunResult
 from scorekit.steps import record_values
 from scorekit.summary import ScoreSummary
@@ -347,7 +348,7 @@ class SessionScores:
         if repeats and max(repeats) > 1:  # the views read the repeats with the run's count
             config = {**config, "trials": max(repeats)}
         if self.stopped:  # show says why the verdict failed
-            config = {**config, "budget_stop": self.budget_stop}
+            config = {**config, BUDGET_STOP_KEY: self.budget_stop}
         run_id = str(uuid.uuid4())
         with Store(db) as opened, RunRecorder(opened, source="TEST") as recorder:
             recorder.start(

@@ -17,7 +17,7 @@ from scorekit.cli.commands.common import DbOption, app, fail, open_store, out, s
 from scorekit.cli.commands.listing import SourceOption, run_source
 from scorekit.cli.correlation import AGREEMENT_KEY
 from scorekit.errors import ConfigError, ScorekitError
-from scorekit.judge.spending import budget_text
+from scorekit.judge.spending import stored_budget_text
 from scorekit.report import DEFAULT_MAX_ITEMS, write_report
 from scorekit.store import Store
 from scorekit.store.alignments import latest_alignments
@@ -112,9 +112,9 @@ def show(
             failures=failures,
         )
     )
-    stop = record.config.get("budget_stop") if isinstance(record.config, dict) else None
-    if isinstance(stop, dict):  # the judge budget stopped it: a failed verdict, resumable
-        out().print(f"verdict: failed ({budget_text(stop)})", markup=False)
+    stopped = stored_budget_text(record.config)
+    if stopped is not None:  # the judge budget stopped it: a failed verdict, resumable
+        out().print(f"verdict: failed ({stopped})", markup=False)
     elif record.status != "finished":
         out().print(f"no verdict: the run is {record.shown_status()}", markup=False)
     found = record.config.get(AGREEMENT_KEY) if isinstance(record.config, dict) else None
