@@ -150,6 +150,37 @@ class SpendingLedger:
         self._calls_held = 0
         self._tokens_held = 0
 
+    @classmethod
+    def share(cls, budget: JudgeBudget, index: int, workers: int) -> SpendingLedger:
+        """Process ``index``'s part of ``budget`` split between ``workers`` (pytest-xdist).
+
+        Each limit is split in equal parts, the first processes taking one more unit each
+        until the remainder is gone, so the parts add up to the limit exactly. A process whose
+        part of a limit is nothing holds no limit of that kind and starts stopped by it (its
+        every call is refused), so its reported budget adds nothing.
+
+        Example:
+            >>> [SpendingLedger.share(JudgeBudget(max_judge_calls=3), i, 2).budget.to_dict()
+            ...  for i in range(2)]
+            [{'max_judge_calls': 2}, {'max_judge_calls': 1}]
+        """
+        parts: dict[str, int | None] = {}
+        spent: list[str] = []
+        for name in BUDGET_LIMITS:
+            value = getattr(budget, name)
+            if value is None:
+                parts[name] = None
+                continue
+            whole, left = divmod(value, workers)
+            part = whole + (index < left)
+            parts[name] = part or None
+            if not part:
+                spent.append(name)
+        ledger = cls(JudgeBudget(**parts))
+        if spent:
+            ledger.stopped_by = spent[0]
+        return ledger
+
     @property
     def exhausted(self) -> bool:
         """Whether a call was refused, or a limit is spent to the last unit."""

@@ -204,25 +204,10 @@ def _ledger(config: pytest.Config) -> SpendingLedger | None:
     workers = int(worker.get("workercount", 1))
     index = int(str(worker.get("workerid", "gw0")).removeprefix("gw") or 0)
     try:
-        JudgeBudget(**{k: None if v is None else int(v) for k, v in limits.items()})  # checked
-        shares: dict[str, int | None] = {}
-        spent: list[str] = []
-        for name, value in limits.items():
-            if value is None:
-                shares[name] = None
-                continue
-            whole, left = divmod(int(value), workers)  # equal shares; the first take the rest
-            share = whole + (index < left)
-            shares[name] = max(1, share)
-            if share == 0:  # this worker's share is nothing: it starts spent
-                spent.append(name)
-        ledger = SpendingLedger(JudgeBudget(**shares))
+        budget = JudgeBudget(**{k: None if v is None else int(v) for k, v in limits.items()})
     except (ConfigError, ValueError) as exc:
         raise pytest.UsageError(f"scorekit: {exc}") from exc
-    if spent:
-        ledger.stopped_by = spent[0]
-        ledger.budget = JudgeBudget(**{**shares, **dict.fromkeys(spent)})  # reported as 0
-    return ledger
+    return SpendingLedger.share(budget, index, workers)
 
 
 def _group(item: pytest.Item) -> tuple[str, MarkerSpec] | None:
