@@ -6,13 +6,14 @@ the store and the views can all name these types without an import cycle.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from scorekit.usage import JudgeUsage
 
-__all__ = ["RunError", "ScorerRunResult", "Status"]
+__all__ = ["RunError", "ScorerRunResult", "Status", "trial_row"]
 
 Status = Literal["ok", "skipped", "error"]
 """How a scorer run ended: scored, deliberately not scored (with a reason), or failed."""
@@ -83,3 +84,11 @@ def _json_fallback(value: Any) -> Any:
     if isinstance(value, (set, frozenset)):
         return sorted(value, key=repr)
     return repr(value)
+
+
+def trial_row(results: Iterable[ScorerRunResult]) -> list[float | None]:
+    """One item's scores over its trials, in trial order; ``None`` for a trial not ``ok``.
+
+    What :func:`scorekit.trust.trials.trial_summary` reads per item (``trials=k``).
+    """
+    return [result.score if result.status == "ok" else None for result in results]

@@ -10,7 +10,7 @@ from scorekit.errors import ConfigError, ScorekitError
 from scorekit.evals.gates import error_rate, format_rate, run_verdict, scorer_failures
 from scorekit.items import ItemResult
 from scorekit.notebook import MAX_ITEMS, TABLE, cell, head, score_colour, score_text, short
-from scorekit.results import Status
+from scorekit.results import Status, trial_row
 from scorekit.store.records import RunStatus
 from scorekit.summary import ScoreSummary
 from scorekit.usage import JudgeUsage
@@ -93,9 +93,9 @@ class EvalRunResult:
             for repeat in repeats:  # the repeats' judge calls are the run's too
                 self.judge_usage = self.judge_usage + repeat.judge_usage
             first = outcome.scorer_results[scorer_id]
-            self.trial_scores.setdefault(scorer_id, {})[outcome.item.id] = [
-                r.score if r.status == "ok" else None for r in (first, *repeats)
-            ]
+            self.trial_scores.setdefault(scorer_id, {})[outcome.item.id] = trial_row(
+                (first, *repeats)
+            )
         labels = outcome.item.human_labels
         for result in outcome.scorer_results.values():
             self.summaries[result.scorer_id].add(result)

@@ -27,7 +27,7 @@ from pydantic_core import to_jsonable_python
 from scorekit.errors import ConfigError
 from scorekit.items import EvalItem, ItemResult
 from scorekit.judge.spending import BUDGET_STOP_KEY
-from scorekit.results import ScorerRunResult
+from scorekit.results import ScorerRunResult, trial_row
 from scorekit.steps import record_values
 from scorekit.summary import ScoreSummary
 from scorekit.testing import Bound, ScoreCheck
@@ -282,9 +282,7 @@ class SessionScores:
                 check = self.checks[index]
                 for sid, repeats in check.trials.items():
                     first = check.results[sid]
-                    scores.setdefault(sid, {})[check.item.id] = [
-                        r.score if r.status == "ok" else None for r in (first, *repeats)
-                    ]
+                    scores.setdefault(sid, {})[check.item.id] = trial_row((first, *repeats))
             summaries = {}
             for sid, by_item in scores.items():
                 summary = trial_summary(by_item)
