@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from scorekit.errors import ConfigError
+from scorekit.errors import ConfigError, JudgeBudgetError
 from scorekit.results import RunError, ScorerRunResult
 from scorekit.steps import RECORD_FIELDS, ItemRecord, ScorerRun, record_values
 
@@ -256,3 +256,18 @@ class ItemResult:
     def new_results(self) -> list[ScorerRunResult]:
         """The results produced by this run (those not in :attr:`stored`), in scorer order."""
         return [r for sid, r in self.scorer_results.items() if sid not in self.stored]
+
+    def refused_by_budget(self) -> set[str]:
+        """The scorers a judge budget refused a call of, in any trial (``JudgeBudgetError``).
+
+        Their results on this item are half-judged: neither stored nor checked
+        (:mod:`scorekit.judge.spending`).
+        """
+        return {
+            sid
+            for sid, result in self.scorer_results.items()
+            if any(
+                r.error is not None and r.error.type == JudgeBudgetError.__name__
+                for r in (result, *self.trials.get(sid, ()))
+            )
+        }

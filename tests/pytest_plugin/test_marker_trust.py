@@ -250,3 +250,29 @@ def test_it():
     result = project.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
     assert "trials of" not in result.stdout.str()
+
+
+def test_a_budget_refusing_a_repeat_skips_the_case_and_stores_none_of_it(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.servers.scripted_openai import Reply, ScriptedServer
+
+    marked = JUDGED.replace(
+        '@pytest.mark.parametrize("n", range(6))',
+        '@pytest.mark.scorekit(trials=2)\n@pytest.mark.parametrize("n", range(6))',
+    )
+    with ScriptedServer(Reply('{"verdict": "yes"}')) as server:
+        monkeypatch.setenv("OPENAI_COMPATIBLE_BASE_URL", server.base_url)
+        project.makepyfile(test_judged=marked)
+        result = project.runpytest_subprocess(
+            "-p", "no:cacheprovider", "--scorekit-model", "openai-compatible/budget",
+            "--scorekit-max-judge-calls", "3",
+        )  # fmt: skip
+        sent = len(server.requests)
+    # case 0: 2 calls; case 1: its first trial is sent, its repeat refused: skipped
+    result.assert_outcomes(passed=1, skipped=5)
+    assert sent == 3
+    with Store(project.path / ".scorekit" / "scorekit.db", create=False) as store:
+        (run,) = store.list_runs()
+        stored = trial_scores(store, run.id)
+    assert list(stored["judged"]) == ["test_judged.py::test_judged[0]"]

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from typing_extensions import Unpack
 
 from scorekit._sync import run_sync
-from scorekit.errors import ConfigError, JudgeBudgetError, StoreError
+from scorekit.errors import ConfigError, StoreError
 from scorekit.evals.agreement_gates import (
     check_agreement_gates,
     resumed_agreement_gates,
@@ -271,14 +271,7 @@ class _Run:
 
     def _within_budget(self, outcome: ItemResult) -> ItemResult | None:
         """The outcome without the results a budget refusal touched (``None``: nothing left)."""
-        refused = {
-            sid
-            for sid, result in outcome.scorer_results.items()
-            if any(
-                r.error is not None and r.error.type == JudgeBudgetError.__name__
-                for r in (result, *outcome.trials.get(sid, ()))
-            )
-        }  # a refused trial drops its scorer's whole item: no half-judged repeats are stored
+        refused = outcome.refused_by_budget()  # a refused trial drops its scorer's whole item
         if not refused:
             return outcome
         self.unscored += 1

@@ -374,10 +374,11 @@ def assert_scores(
             raise JudgeBudgetError(f"the judge budget is spent ({ledger.stopped_by})")
         done = run_sync(score_item(item, to_run, trials=_TRIALS.get()))
         fresh, repeats = done.scorer_results, done.trials
-        refused = [r.error for r in done.scorer_results.values() if r.error is not None]
-        refused = [e for e in refused if e.type == JudgeBudgetError.__name__]
-        if refused:
-            raise JudgeBudgetError(refused[0].message)
+        refused = done.refused_by_budget()
+        if refused:  # a refused call in any trial: nothing of the item is checked
+            errors = [r.error for s in sorted(refused) for r in (fresh[s], *repeats.get(s, ()))]
+            why = next(e.message for e in errors if e and e.type == JudgeBudgetError.__name__)
+            raise JudgeBudgetError(why)
     scored = {
         sid: fresh[sid] if sid in fresh else next(r for r in given if r.scorer_id == sid)
         for sid in ids
