@@ -18,7 +18,15 @@ from scorekit.errors import ConfigError, JudgeBudgetError
 from scorekit.results import RunError, ScorerRunResult
 from scorekit.steps import RECORD_FIELDS, ItemRecord, ScorerRun, record_values
 
-__all__ = ["ITEM_FIELDS", "EvalItem", "ItemResult", "Target", "check_label", "load_item"]
+__all__ = [
+    "ITEM_FIELDS",
+    "EvalItem",
+    "ItemResult",
+    "Origin",
+    "Target",
+    "check_label",
+    "load_item",
+]
 
 Target = Callable[..., Any]
 """The application under test: ``target(input)`` or ``target(input, request_context)``, sync or
@@ -103,6 +111,28 @@ def _pieces(context: Any, position: int) -> Sequence[str]:
 
 
 @dataclass(frozen=True)
+class Origin:
+    """Where a dataset record was read, as messages name it (``data.jsonl:3``).
+
+    Attributes:
+        where: the source (``data.jsonl``; ``data.json record`` for a ``.json`` array).
+        number: the record's line (or record, or row) number.
+        separator: between the two (``":"``; ``" "`` gives ``data.json record 3``).
+    """
+
+    where: str
+    number: int
+    separator: str = ":"
+
+    def __str__(self) -> str:
+        return self.at(self.number)
+
+    def at(self, number: int) -> str:
+        """The same source at another line (or record) ``number``."""
+        return f"{self.where}{self.separator}{number}"
+
+
+@dataclass(frozen=True)
 class EvalItem(ItemRecord):
     """One item to score: the item record with its id and what a run keeps beside it.
 
@@ -123,6 +153,7 @@ class EvalItem(ItemRecord):
             interpreted, here.
         load_error: why the item could not be read (a malformed line): it is then recorded with
             status ``error`` for every scorer and never scored.
+        origin: where a dataset file gave the record (messages name it), or ``None``.
     """
 
     id: str
@@ -131,6 +162,7 @@ class EvalItem(ItemRecord):
     metadata: Mapping[str, Any] = field(default_factory=dict)
     trace: Any = None
     load_error: str | None = None
+    origin: Origin | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str):
@@ -146,13 +178,14 @@ class EvalItem(ItemRecord):
             object.__setattr__(self, "has_output", True)
 
     @classmethod
-    def from_value(cls, value: Any, position: int) -> EvalItem:
+    def from_value(cls, value: Any, position: int, origin: Origin | None = None) -> EvalItem:
         """Build an item from a dataset entry (an ``EvalItem`` or a mapping).
 
         Args:
             value: an ``EvalItem`` (returned as is) or a mapping with keys from
                 :data:`ITEM_FIELDS`, at least ``input`` or ``output``.
             position: the entry's 0-based position in the data, its id when it has none.
+            origin: where a dataset file gave the entry.
 
         Raises:
             ConfigError: the entry is not a mapping, has unknown keys, lacks both ``input``
@@ -186,6 +219,7 @@ class EvalItem(ItemRecord):
             human_labels=_labels(value.get("human_labels"), position),
             metadata=value.get("metadata") or {},
             trace=value.get("trace"),
+            origin=origin,
             **record,
         )
 

@@ -17,14 +17,20 @@ import csv
 import json
 import re
 import sys
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from scorekit.datasets.generated_ids import (
+    GeneratedIds,
+    delimited_given_ids,
+    given_in,
+    jsonl_given_ids,
+)
 from scorekit.errors import ConfigError
 from scorekit.inputs.messages import messages_of
-from scorekit.items import EvalItem
+from scorekit.items import EvalItem, Origin
 from scorekit.steps import CELLS, RECORD_FIELDS, cell_fields
 
 __all__ = ["OPTIONAL_FIELDS", "FieldMap", "read_dataset", "record_item"]
@@ -197,6 +203,7 @@ def record_item(
     *,
     cells: bool = False,
     separator: str = ":",
+    ids: Callable[[int], str] = str,
 ) -> EvalItem:
     """One dataset record (a JSON object, a CSV row, a DataFrame row) as an item.
 
@@ -208,31 +215,35 @@ def record_item(
         separator: between ``where`` and ``line`` in messages (``":"``: ``data.jsonl:3``;
             ``" "``: ``data.json record 3``).
         cells: the values are CSV cells (a message list may be written as JSON text).
+        ids: the id of a record that has none, from its line
+            (:class:`~scorekit.datasets.generated_ids.GeneratedIds`; the line number as is by
+            default).
 
     Returns:
         The item; a record that cannot be read gives an item whose ``load_error`` says why,
         naming ``where``, ``line`` and the field (the run records it as that item's error).
     """
-    at = f"{where}{separator}{line}"
+    origin = Origin(where, line, separator)
     item_id = record.get(fields.id)
     if item_id in (None, ""):
-        item_id = line
+        item_id = ids(line)
     if not isinstance(item_id, (str, int)) or isinstance(item_id, bool):
-        return EvalItem(
-            id=str(line),
-            load_error=f"{at}: field {fields.id!r}: an id must be a string or an "
-            f"integer, not {type(item_id).__name__}",
+        return _unread(
+            ids(line),
+            origin,
+            f"field {fields.id!r}: an id must be a string or an integer, not "
+            f"{type(item_id).__name__}",
         )
     item_id = str(item_id)
     missing = [name for name in fields.names_required() if name not in record]
     if missing:
-        return EvalItem(id=item_id, load_error=f"{at}: missing field {missing[0]!r}")
+        return _unread(item_id, origin, f"missing field {missing[0]!r}")
     values: dict[str, Any] = {"id": item_id}
     read = _message_cell if cells else (lambda value: value)
     if fields.output in record:
         values["output"] = read(record[fields.output])
     elif record.get(fields.input) is None:
-        return EvalItem(id=item_id, load_error=f"{at}: missing field {fields.input!r}")
+        return _unread(item_id, origin, f"missing field {fields.input!r}")
     for key in RECORD_FIELDS:
         if key == "output":  # read above
             continue
@@ -248,7 +259,7 @@ def record_item(
             try:
                 values[key] = _json_cell(record[name]) if cells else record[name]
             except ValueError as exc:
-                return EvalItem(id=item_id, load_error=f"{at}: field {name!r}: {exc}")
+                return _unread(item_id, origin, f"field {name!r}: {exc}")
     for key in cell_fields("message"):
         if key not in values or (key == "output" and _is_trajectory(values[key])):
             continue
@@ -256,7 +267,7 @@ def record_item(
             messages_of(values.get(key), field=key)
         except ConfigError as exc:
             name = getattr(fields, key)
-            return EvalItem(id=item_id, load_error=f"{at}: field {name!r}: {exc}")
+            return _unread(item_id, origin, f"field {name!r}: {exc}")
     labels = record.get("human_labels")
     if isinstance(labels, str) and not labels.strip():  # an empty CSV cell: no labels
         labels = None
@@ -264,12 +275,12 @@ def record_item(
         try:
             labels = _json_cell(labels)
         except ValueError as exc:
-            return EvalItem(id=item_id, load_error=f"{at}: field 'human_labels': {exc}")
+            return _unread(item_id, origin, f"field 'human_labels': {exc}")
     if labels is not None and not isinstance(labels, Mapping):
-        return EvalItem(
-            id=item_id,
-            load_error=f"{at}: field 'human_labels': must map scorers to labels, as "
-            '{"faithfulness": 1}',
+        return _unread(
+            item_id,
+            origin,
+            "field 'human_labels': must map scorers to labels, as {\"faithfulness\": 1}",
         )
     labels = dict(labels) if labels is not None else None
     for scorer, name in fields.labels:
@@ -279,9 +290,9 @@ def record_item(
         values["human_labels"] = labels
     values["metadata"] = {"line": line, **{name: record[name] for name in fields.extra}}
     try:
-        return EvalItem.from_value(values, line)
+        return EvalItem.from_value(values, line, origin)
     except ConfigError as exc:
-        return EvalItem(id=item_id, load_error=f"{at}: {exc}")
+        return _unread(item_id, origin, str(exc))
 
 
 def _array_instead(path: Path, text: str) -> ConfigError | None:
@@ -334,17 +345,27 @@ def _json_array(path: Path, fields: FieldMap) -> Iterator[EvalItem]:
             field="data",
         )
     where = f"{path} record"
+    ids = GeneratedIds(
+        lambda: given_in(record.get(fields.id) for record in data if isinstance(record, dict)),
+        "record",
+    )
     for number, record in enumerate(data, start=1):
         if not isinstance(record, dict):
-            yield EvalItem(id=str(number), load_error=f"{where} {number}: expected a JSON object")
+            yield _unread(ids(number), Origin(where, number, " "), "expected a JSON object")
             continue
         if number == 1:
             _check_first(path, fields, record, f"{where} 1")
-        yield record_item(record, fields, where, number, separator=" ")
+        yield record_item(record, fields, where, number, separator=" ", ids=ids)
+
+
+def _unread(item_id: str, origin: Origin, why: str) -> EvalItem:
+    """The error item of a record that cannot be read: ``origin`` and ``why`` name it."""
+    return EvalItem(id=item_id, origin=origin, load_error=f"{origin}: {why}")
 
 
 def _jsonl(path: Path, fields: FieldMap) -> Iterator[EvalItem]:
     checked = False
+    ids = GeneratedIds(lambda: jsonl_given_ids(path, fields.id))
     with path.open(encoding="utf-8-sig", errors="surrogateescape") as handle:
         for line, text in enumerate(handle, start=1):
             if not text.strip():
@@ -352,22 +373,20 @@ def _jsonl(path: Path, fields: FieldMap) -> Iterator[EvalItem]:
             if not checked and (array := _array_instead(path, text)) is not None:
                 raise array
             if _BAD_BYTE.search(text):
-                yield EvalItem(id=str(line), load_error=f"{path}:{line}: not valid UTF-8")
+                yield _unread(ids(line), Origin(str(path), line), "not valid UTF-8")
                 continue
             try:
                 record = json.loads(text)
             except json.JSONDecodeError as exc:
-                yield EvalItem(id=str(line), load_error=f"{path}:{line}: invalid JSON ({exc.msg})")
+                yield _unread(ids(line), Origin(str(path), line), f"invalid JSON ({exc.msg})")
                 continue
             if not isinstance(record, dict):
-                yield EvalItem(
-                    id=str(line), load_error=f"{path}:{line}: expected a JSON object per line"
-                )
+                yield _unread(ids(line), Origin(str(path), line), "expected a JSON object per line")
                 continue
             if not checked:
                 checked = True
                 _check_first(path, fields, record, f"{path}:{line}")
-            yield record_item(record, fields, str(path), line)
+            yield record_item(record, fields, str(path), line, ids=ids)
 
 
 _OTHER_DELIMITERS = (";", "\t", "|", ",")
@@ -414,20 +433,25 @@ def _delimited(
                     f"{_delimiter_hint(names, delimiter)}",
                     field=absent[0],
                 )
+        ids = GeneratedIds(
+            lambda: delimited_given_ids(
+                path, fields.id, delimiter=delimiter, header=header, quoting=quoting
+            )
+        )
         line = reader.line_num + 1
         for row in reader:
             start, line = line, reader.line_num + 1  # a quoted cell may span several lines
             if not row or all(not cell.strip() for cell in row):
                 continue
             if any(_BAD_BYTE.search(cell) for cell in row):
-                yield EvalItem(id=str(start), load_error=f"{path}:{start}: not valid UTF-8")
+                yield _unread(ids(start), Origin(str(path), start), "not valid UTF-8")
                 continue
             if names is not None:
                 if len(row) != len(names):
-                    yield EvalItem(
-                        id=str(start),
-                        load_error=f"{path}:{start}: {len(row)} columns, the header has "
-                        f"{len(names)}",
+                    yield _unread(
+                        ids(start),
+                        Origin(str(path), start),
+                        f"{len(row)} columns, the header has {len(names)}",
                     )
                     continue
                 cells: Iterable[tuple[str, str]] = zip(names, row, strict=True)
@@ -435,7 +459,7 @@ def _delimited(
                 cells = ((str(index), cell) for index, cell in enumerate(row))
             # an empty cell is "no value"; absent optional fields are then left out
             record: dict[str, Any] = {name: (cell if cell != "" else None) for name, cell in cells}
-            yield record_item(record, fields, str(path), start, cells=True)
+            yield record_item(record, fields, str(path), start, cells=True, ids=ids)
 
 
 def read_dataset(

@@ -21,6 +21,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from scorekit.datasets.files import FieldMap, record_item
+from scorekit.datasets.generated_ids import GeneratedIds
 from scorekit.errors import ConfigError
 from scorekit.items import EvalItem, ItemResult
 
@@ -127,6 +128,7 @@ def frame_items(frame: Any, *, fields: FieldMap | None = None) -> Iterator[EvalI
 
 
 def _rows(frame: Any, fields: FieldMap, columns: list[str], pandas: Any) -> Iterator[EvalItem]:
+    ids = GeneratedIds(lambda: _given_ids(frame, fields.id, columns, pandas), "row")
     for position, (label, values) in enumerate(
         zip(frame.index, frame.itertuples(index=False, name=None), strict=True)
     ):
@@ -135,11 +137,19 @@ def _rows(frame: Any, fields: FieldMap, columns: list[str], pandas: Any) -> Iter
             for name, cell in zip(columns, (_plain(v, pandas) for v in values), strict=True)
             if cell is not None
         }
-        if record.get(fields.id) is None:
-            record[fields.id] = str(_plain(label, pandas))
+        if record.get(fields.id) in (None, ""):
+            record[fields.id] = ids(str(_plain(label, pandas)))
         item = record_item(record, fields, "DataFrame row", position)
         extra = {key: record[key] for key in fields.extra if key in record}
         yield replace(item, metadata={"row": position, **extra})
+
+
+def _given_ids(frame: Any, column: str, columns: list[str], pandas: Any) -> set[str]:
+    """The ids the frame's id column gives (an index label must not take one of them)."""
+    if column not in columns:
+        return set()
+    cells = (_plain(cell, pandas) for cell in frame.iloc[:, columns.index(column)])
+    return {str(cell) for cell in cells if cell not in (None, "")}
 
 
 def _text(value: Any) -> Any:

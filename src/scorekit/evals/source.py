@@ -2,10 +2,15 @@
 
 Entries become :class:`~scorekit.items.EvalItem` records (an unreadable entry becomes an error
 item, never a stopped run); an id seen before in the run becomes an error item under
-``<id>#<n>``, since resume and compare match items by id (the ids read are kept as digests,
-:class:`~scorekit.evals.seen_ids.SeenIds`, 24 to 48 bytes each). When the caller's iterable itself
-raises, reading stops, the error is kept in :attr:`ItemSource.error`, and the run ends after
-the items already read.
+``<id>#<n>`` naming where both were read, since resume and compare match items by id (the ids
+read are kept as digests with where each was first read,
+:class:`~scorekit.evals.seen_ids.SeenIds`, 36 to 72 bytes each). An entry without an id is
+named by its position, unless the data gives that name to another entry
+(:mod:`scorekit.datasets.generated_ids`: a list is read for its ids first; an iterator cannot
+be, so a generated name already taken gets a ``'`` added, and an id given after the same name
+was generated is an error item saying so). When the caller's iterable itself raises, reading
+stops, the error is kept in :attr:`ItemSource.error`, and the run ends after the items already
+read.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from scorekit.datasets.generated_ids import GeneratedIds, given_in
 from scorekit.errors import ConfigError
 from scorekit.evals.seen_ids import SeenIds
 from scorekit.items import EvalItem, load_item
@@ -69,25 +75,47 @@ class ItemSource:
         self._data = data
         self._label_keys = label_keys
         self._seen = SeenIds()
+        self._ids = GeneratedIds(_given_ids(data), "item")
         self.error: Exception | None = None
         self.read = 0
 
-    def _unique(self, item: EvalItem) -> EvalItem:
-        """Return ``item``, or, when its id was seen before in this run, an error item."""
-        count = self._seen.add(item.id)
+    def _unique(self, item: EvalItem, position: int, generated: bool) -> EvalItem:
+        """Return ``item``, or, when its id was seen before in this run, an error item.
+
+        A generated id seen before is renamed instead (it is ours). Places are kept as
+        ``±(number + 1)``: the line of a file's record or the entry's position, negative for a
+        generated id.
+        """
+        number = item.origin.number if item.origin is not None else position
+        count = self._seen.add(item.id, -(number + 1) if generated else number + 1)
         if count == 1:
             return item
+        if generated:
+            renamed = item.id + "'"
+            while renamed in self._seen:
+                renamed += "'"
+            self._seen.add(renamed, -(number + 1))
+            return replace(item, id=renamed)
+        first = self._seen.place(item.id)
+        here, there = _where(item, number), _where(item, abs(first) - 1)
         renamed = f"{item.id}#{count}"
         while renamed in self._seen:
             renamed += "'"
         self._seen.add(renamed)
+        why = (
+            f"{here}: item id {item.id!r} is the name given to {there}, which has no id (an "
+            "iterator cannot be read ahead for the ids it gives): give every entry an id, or none"
+            if first < 0
+            else f"{here}: duplicate item id {item.id!r}, first at {there} (occurrence {count}); "
+            "ids must be unique within a run, since resume and compare match items by id"
+        )
         return EvalItem(
             id=renamed,
             input=item.input,
             ground_truth=item.ground_truth,
             metadata=item.metadata,
-            load_error=f"duplicate item id {item.id!r} (this is occurrence {count}); ids must "
-            "be unique within a run, since resume and compare match items by id",
+            origin=item.origin,
+            load_error=why,
         )
 
     async def _entries(self) -> AsyncIterator[Any]:
@@ -110,7 +138,10 @@ class ItemSource:
                 return
             position = self.read
             self.read += 1
-            yield self._labelled(self._unique(load_item(value, position)))
+            generated = isinstance(value, Mapping) and value.get("id") is None
+            if generated:
+                value = {**value, "id": self._ids(position)}
+            yield self._labelled(self._unique(load_item(value, position), position, generated))
 
     def _labelled(self, item: EvalItem) -> EvalItem:
         """``item`` with its human labels keyed by scorer id, or an error item naming the key."""
@@ -126,3 +157,19 @@ class ItemSource:
                 metadata=item.metadata,
                 load_error=f"item {item.id!r}: {exc}",
             )
+
+
+def _where(item: EvalItem, number: int) -> str:
+    """Where the entry at ``number`` (a line of ``item``'s file, or a position) was read."""
+    return item.origin.at(number) if item.origin is not None else f"item {number}"
+
+
+def _given_ids(data: Any) -> Callable[[], set[str]]:
+    """Reads the ids an in-memory list of entries gives; an iterator is not read ahead."""
+    if not isinstance(data, (list, tuple)):
+        return set
+    return lambda: given_in(
+        entry.id if isinstance(entry, EvalItem) else entry.get("id")
+        for entry in data
+        if isinstance(entry, (EvalItem, Mapping))
+    )
