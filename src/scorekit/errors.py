@@ -3,6 +3,7 @@
 ```
 ScorekitError
 ├── ConfigError (also ValueError)   bad option or input; names the field
+│   └── TextLimitError              a text field longer than max_text_chars (an item's error)
 ├── JudgeError
 │   ├── JudgeUnavailableError       unknown provider, missing key or extra
 │   ├── JudgeHTTPError              status_code, retry_after
@@ -54,6 +55,7 @@ __all__ = [
     "ScorerTimeoutError",
     "StoreError",
     "TargetTimeoutError",
+    "TextLimitError",
 ]
 
 
@@ -72,6 +74,25 @@ class ConfigError(ScorekitError, ValueError):
     def __init__(self, message: str, *, field: str | None = None) -> None:
         super().__init__(message)
         self.field = field
+
+
+class TextLimitError(ConfigError):
+    """An item's text field is longer than the run's ``max_text_chars``.
+
+    Recorded as the item's error (``RunError.type``), never raised out of a run.
+
+    Attributes:
+        field: the item field (``output``, ``input``, ``ground_truth``, ``context``, ...).
+        length: the characters the field holds.
+        limit: the run's ``max_text_chars``.
+    """
+
+    def __init__(
+        self, message: str, *, field: str | None = None, length: int = 0, limit: int = 0
+    ) -> None:
+        super().__init__(message, field=field)
+        self.length = length
+        self.limit = limit
 
 
 class JudgeError(ScorekitError):

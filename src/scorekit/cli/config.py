@@ -21,6 +21,7 @@ config file's folder. Example::
     max_error_rate: 0.05          # or {faithfulness: 0.1}; default 0: any error fails
     scorer_timeout: 60            # seconds per local scorer call; 0 or null: no limit
     target_timeout: 300           # seconds per target call; 0 or null: no limit
+    max_text_chars: 1000000       # characters one item field may hold; 0 or null: no limit
     report: ../../.scorekit/expertqa-report.html
 """
 
@@ -194,6 +195,9 @@ class RunConfig(BaseModel):
     target_timeout: Annotated[float, Strict(), Field(ge=0, allow_inf_nan=False)] | None = 300.0
     """Seconds one call of the ``target`` may take on one item; past it that item gets ``error``
     (``TargetTimeoutError``). ``0`` or ``null``: no limit (``--target-timeout`` wins)."""
+    max_text_chars: Annotated[int, Strict(), Field(ge=0)] | None = 1_000_000
+    """Characters one item field may hold; a longer one makes that item ``error``
+    (``TextLimitError``). ``0`` or ``null``: no limit (``--max-text-chars`` wins)."""
     db: str | None = None
     """Where to store results: a SQLite file path (relative to the config file's folder) or a
     SQLAlchemy URL (default ``.scorekit/scorekit.db`` under the working directory)."""

@@ -23,6 +23,7 @@ from scorekit.errors import ConfigError
 from scorekit.evals.gates import check_max_error_rate, check_thresholds, resolve_scorer_keys
 from scorekit.evals.scorer_threads import DEFAULT_SCORER_TIMEOUT
 from scorekit.evals.target_calls import DEFAULT_TARGET_TIMEOUT
+from scorekit.evals.text_limits import DEFAULT_MAX_TEXT_CHARS
 from scorekit.items import EvalItem, Target
 from scorekit.judge.judge import Judge
 from scorekit.pipeline import Scorer
@@ -225,6 +226,7 @@ class RunPlan:
         models: the judge model strings the LLM scorers use.
         scorer_timeout: seconds one local scorer call may take, ``None``: no limit.
         target_timeout: seconds one target call may take, ``None``: no limit.
+        max_text_chars: characters one item field may hold, ``None``: no limit.
         fields: which record field gives which item field (``{"output": "answer", ...}``),
             part of the dataset's identity a resumed run is checked against.
         db: the results database (``None``: the default SQLite file).
@@ -251,6 +253,7 @@ class RunPlan:
     correlate: str | None = None
     scorer_timeout: float | None = DEFAULT_SCORER_TIMEOUT
     target_timeout: float | None = DEFAULT_TARGET_TIMEOUT
+    max_text_chars: int | None = DEFAULT_MAX_TEXT_CHARS
     fields: dict[str, str] = field(default_factory=dict)
 
     def check(self) -> None:
@@ -367,6 +370,7 @@ def plan_from_config(
         correlate=correlate,
         scorer_timeout=config.scorer_timeout or None,
         target_timeout=config.target_timeout or None,
+        max_text_chars=config.max_text_chars or None,
         fields=mapped_fields(fields),
     )
 

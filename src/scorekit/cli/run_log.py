@@ -17,6 +17,7 @@ from rich.markup import escape
 
 from scorekit.items import EvalItem
 from scorekit.results import ScorerRunResult
+from scorekit.store.stored_text import capped
 
 __all__ = ["RunLog", "out_row"]
 
@@ -41,7 +42,7 @@ def out_row(run_id: str | None, item: EvalItem, result: ScorerRunResult) -> dict
     (``status``, ``score``, ``reason``, step results, prompts, ``error``, ``judge_usage``,
     ``duration_s``, the input, output and ground truth it saw), and the item's ``context`` and
     ``metadata``; ``expected_trajectory`` and ``additional_context`` are the item's when it
-    has them.
+    has them. Texts are capped as the store caps them (:mod:`scorekit.store.stored_text`).
     """
     data = result.to_dict()
     row: dict[str, Any] = {
@@ -57,7 +58,8 @@ def out_row(run_id: str | None, item: EvalItem, result: ScorerRunResult) -> dict
         value = getattr(item, name)
         if value is not None:
             row[name] = value
-    return row
+    capped_row: dict[str, Any] = capped(row)
+    return capped_row
 
 
 class RunLog:

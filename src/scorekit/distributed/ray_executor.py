@@ -107,7 +107,13 @@ def _payload(ray: Any, job: ItemJob) -> bytes:
     try:
         return bytes(
             ray.cloudpickle.dumps(
-                WorkerPayload(tuple(specs), job.target, job.scorer_timeout, job.target_timeout)
+                WorkerPayload(
+                    tuple(specs),
+                    job.target,
+                    job.scorer_timeout,
+                    job.target_timeout,
+                    job.max_text_chars,
+                )
             )
         )
     except Exception as exc:

@@ -22,6 +22,7 @@ from typing import Any
 
 from scorekit.evals.executor import ItemTask
 from scorekit.evals.per_item import ItemJob
+from scorekit.evals.text_limits import DEFAULT_MAX_TEXT_CHARS
 from scorekit.items import ItemResult, Target
 from scorekit.judge.ratelimit import install_cluster_gate
 from scorekit.pipeline import Rebuildable
@@ -45,17 +46,25 @@ class WorkerPayload:
         target: the application under test, or ``None``.
         scorer_timeout: seconds one local scorer call may take, or ``None``.
         target_timeout: seconds one target call may take, or ``None``.
+        max_text_chars: characters one item field may hold, or ``None``.
     """
 
     specs: tuple[Rebuildable, ...]
     target: Target | None
     scorer_timeout: float | None
     target_timeout: float | None = None
+    max_text_chars: int | None = DEFAULT_MAX_TEXT_CHARS
 
     def build(self) -> ItemJob:
         """The run's :class:`~scorekit.evals.per_item.ItemJob`, its scorers built from the specs."""
         scorers = tuple(spec.build() for spec in self.specs)
-        return ItemJob(scorers, self.target, self.scorer_timeout, self.target_timeout)
+        return ItemJob(
+            scorers,
+            self.target,
+            self.scorer_timeout,
+            self.target_timeout,
+            max_text_chars=self.max_text_chars,
+        )
 
 
 class ScoringWorker:

@@ -32,6 +32,11 @@ from scorekit.evals.scorer_threads import (
     run_local,
 )
 from scorekit.evals.target_calls import DEFAULT_TARGET_TIMEOUT, call_target
+from scorekit.evals.text_limits import (
+    DEFAULT_MAX_TEXT_CHARS,
+    check_max_text_chars,
+    text_limit_error,
+)
 from scorekit.items import EvalItem, ItemResult, Target
 from scorekit.judge.trial import JUDGE_TRIAL
 from scorekit.pipeline import Scorer
@@ -135,6 +140,7 @@ async def score_item(
     scorer_timeout: float | None = DEFAULT_SCORER_TIMEOUT,
     target_timeout: float | None = DEFAULT_TARGET_TIMEOUT,
     trials: int = 1,
+    max_text_chars: int | None = DEFAULT_MAX_TEXT_CHARS,
 ) -> ItemResult:
     """Score one item: call the target when the item has no output, then run every scorer.
 
@@ -153,17 +159,21 @@ async def score_item(
             item's results are ``error`` of type ``TargetTimeoutError``.
         trials: how many times each scorer scores the item, ``1`` to :data:`MAX_TRIALS`; the
             repeats (judge sampled anew) go to :attr:`ItemResult.trials`.
+        max_text_chars: characters one item field (or the target's output) may hold; ``None``:
+            no limit (:mod:`scorekit.evals.text_limits`). A longer one makes the item's
+            results ``error`` of type ``TextLimitError`` naming the field.
 
     Returns:
         The item's results, one per scorer, in scorer order. Never raises for the item's own
-        failures: an unreadable item, a missing output, a failed target or a scorer that raised
-        gives results with status ``error`` and the cause.
+        failures: an unreadable item, a text over the limit, a missing output, a failed target
+        or a scorer that raised gives results with status ``error`` and the cause.
 
     Raises:
         ConfigError: ``item`` is not an :class:`~scorekit.items.EvalItem` (``field="item"``),
             ``scorers`` is not a list of scorers with distinct ids (``field="scorers"``), or
-            ``scorer_timeout`` or ``target_timeout`` is not a number > 0 or ``None``, or
-            ``trials`` is not an integer in range (``field`` names it).
+            ``scorer_timeout`` or ``target_timeout`` is not a number > 0 or ``None``,
+            ``trials`` is not an integer in range, or ``max_text_chars`` not an integer >= 1 or
+            ``None`` (``field`` names it).
     """
     if not isinstance(item, EvalItem):
         raise ConfigError(
@@ -171,7 +181,7 @@ async def score_item(
             "(EvalItem.from_value builds one from a mapping)",
             field="item",
         )
-    job = ItemJob(scorers, target, scorer_timeout, target_timeout, trials)  # type: ignore[arg-type]
+    job = ItemJob(scorers, target, scorer_timeout, target_timeout, trials, max_text_chars)  # type: ignore[arg-type]
     return await job(item, done, threads=threads)
 
 
@@ -184,6 +194,7 @@ async def _score_checked(
     timeout: float | None,
     target_timeout: float | None,
     trials: int = 1,
+    max_text_chars: int | None = DEFAULT_MAX_TEXT_CHARS,
 ) -> ItemResult:
     """:func:`score_item` on scorers already checked (an :class:`ItemJob`'s, once per run).
 
@@ -197,6 +208,10 @@ async def _score_checked(
         return ItemResult(item, output, None, {s.id: done[s.id] for s in scorers}, frozenset(done))
     if item.load_error is not None:
         error = RunError(type="DatasetError", message=item.load_error, step="load")
+        return _failed(item, scorers, error, done)
+    too_long = text_limit_error(record_values(item).items(), max_text_chars)
+    if too_long is not None:
+        error = RunError(type="TextLimitError", message=str(too_long), step="load")
         return _failed(item, scorers, error, done)
     output = item.output
     if target is None and not item.has_output:
@@ -216,6 +231,11 @@ async def _score_checked(
                     item = item.with_context(context)
         except Exception as exc:
             error = RunError(type=type(exc).__name__, message=str(exc), step="target")
+            return _failed(item, scorers, error, done)
+        returned = (("output", output), ("context", item.context))
+        too_long = text_limit_error(returned, max_text_chars)
+        if too_long is not None:
+            error = RunError(type="TextLimitError", message=str(too_long), step="target")
             return _failed(item, scorers, error, done)
     fresh = {r.scorer_id: r for r in await _scored(todo, item, output, timeout)}
     repeats: dict[str, list[ScorerRunResult]] = {s.id: [] for s in todo} if trials > 1 else {}
@@ -260,6 +280,8 @@ class ItemJob:
         target_timeout: seconds one target call may take (default
             :data:`~scorekit.evals.target_calls.DEFAULT_TARGET_TIMEOUT`); ``None``: no limit.
         trials: how many times each scorer scores each item (``run_evals(trials=k)``), >= 1.
+        max_text_chars: characters one item field may hold (default
+            :data:`~scorekit.evals.text_limits.DEFAULT_MAX_TEXT_CHARS`); ``None``: no limit.
 
     Raises:
         ConfigError: the scorers are not a non-empty list of scorers with distinct ids
@@ -272,6 +294,7 @@ class ItemJob:
     scorer_timeout: float | None = DEFAULT_SCORER_TIMEOUT
     target_timeout: float | None = DEFAULT_TARGET_TIMEOUT
     trials: int = 1
+    max_text_chars: int | None = DEFAULT_MAX_TEXT_CHARS
 
     def __post_init__(self) -> None:
         if (
@@ -289,6 +312,7 @@ class ItemJob:
         object.__setattr__(
             self, "target_timeout", check_seconds(self.target_timeout, "target_timeout")
         )
+        object.__setattr__(self, "max_text_chars", check_max_text_chars(self.max_text_chars))
 
     @property
     def scorer_ids(self) -> tuple[str, ...]:
@@ -306,5 +330,5 @@ class ItemJob:
         # the job's scorers were checked when the run was wired: not again per item
         return await _score_checked(
             item, self.scorers, self.target, done, threads, self.scorer_timeout,
-            self.target_timeout, self.trials,
+            self.target_timeout, self.trials, self.max_text_chars,
         )  # fmt: skip

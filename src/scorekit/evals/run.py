@@ -49,6 +49,7 @@ from scorekit.evals.run_options import ItemCallback, RunEvalsOptions, check_opti
 from scorekit.evals.scorer_threads import DEFAULT_SCORER_TIMEOUT
 from scorekit.evals.source import ItemSource
 from scorekit.evals.target_calls import DEFAULT_TARGET_TIMEOUT
+from scorekit.evals.text_limits import DEFAULT_MAX_TEXT_CHARS
 from scorekit.items import EvalItem, ItemResult
 from scorekit.judge.spending import BUDGET_STOP_KEY, JUDGE_LEDGER, JudgeBudget, SpendingLedger
 from scorekit.pipeline import Scorer
@@ -110,6 +111,7 @@ class _Run:
         config = options.get("config")
         scorer_timeout = options.get("scorer_timeout", DEFAULT_SCORER_TIMEOUT)
         target_timeout = options.get("target_timeout", DEFAULT_TARGET_TIMEOUT)
+        max_text_chars = options.get("max_text_chars", DEFAULT_MAX_TEXT_CHARS)
         progress = options.get("progress")
         self.show_progress = check_progress(progress)
         self.total = total_of(data)
@@ -117,7 +119,14 @@ class _Run:
         self.budget = JudgeBudget.from_options(options)
         self.ledger: SpendingLedger | None = None
         self.unscored = 0  # items a budget stop left unscored (in part or whole)
-        self.job = ItemJob(scorers, target, scorer_timeout, target_timeout, trials)  # type: ignore[arg-type]
+        self.job = ItemJob(
+            scorers,  # type: ignore[arg-type]
+            target,
+            scorer_timeout,
+            target_timeout,
+            trials,
+            max_text_chars,
+        )
         self.source = ItemSource(
             data,
             require_output=target is None,
@@ -189,7 +198,7 @@ class _Run:
                     )
                 if trials != stored_trials:  # none given: the stored count goes on
                     trials = stored_trials
-                    self.job = ItemJob(scorers, target, scorer_timeout, target_timeout, trials)  # type: ignore[arg-type]
+                    self.job = dataclasses.replace(self.job, trials=trials)
                 if run_id is not None and run_id != self.resumed.run_id:
                     raise ConfigError(
                         f"run_id {run_id!r} is not the resumed run {self.resumed.run_id}",
@@ -478,6 +487,11 @@ async def run_evals(
             run goes on. A sync target runs on a daemon thread, so one that hangs never keeps
             the process alive (Ctrl-C stops the run within seconds). ``None``: no limit
             (:mod:`scorekit.evals.target_calls`).
+        max_text_chars: characters one item field may hold, its strings added up (default a
+            million); a longer input, output, ground truth, context or other field, or a
+            target's output, makes that item ``error`` (``TextLimitError``, naming the field,
+            its length and the limit) before any scorer sees it, and the run goes on.
+            ``None``: no limit (:mod:`scorekit.evals.text_limits`).
         progress: show the progress bar ``scorekit run`` shows (on stderr; in Jupyter as a
             widget, which needs ``ipywidgets``): ``True``, ``False``, or ``None`` (the
             default: only in a notebook). The total is known when ``data`` has a length.
@@ -489,8 +503,8 @@ async def run_evals(
 
     Raises:
         ConfigError: bad ``data``, ``scorers``, ``concurrency``, ``executor``, ``thresholds``,
-            ``max_error_rate``, ``run_id``, ``resume``, ``scorer_timeout`` or
-            ``target_timeout`` (before any item runs).
+            ``max_error_rate``, ``run_id``, ``resume``, ``scorer_timeout``,
+            ``target_timeout`` or ``max_text_chars`` (before any item runs).
         StoreError: the store cannot be opened or written; the run stops (its row says
             ``failed``).
         DataSourceError: ``data`` raised while being read; the items read before it were

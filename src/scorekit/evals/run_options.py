@@ -46,6 +46,7 @@ class RunEvalsOptions(TypedDict, total=False):
     config: Mapping[str, Any] | None
     scorer_timeout: float | None
     target_timeout: float | None
+    max_text_chars: int | None
     progress: bool | None
 
 

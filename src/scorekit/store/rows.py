@@ -7,7 +7,9 @@ results and inputs of any type become JSON (pydantic models dumped, unknown obje
 surrogates, legal in Python text but not in UTF-8, are written as their ``\\udXXX`` escapes.
 The NUL character, which PostgreSQL's text columns cannot hold, is written as the four
 characters ``\\x00`` in the text columns (item id, reason, prompts, origins) on every backend,
-so both store the same text; JSON values keep it (JSON escapes it as ``\\u0000``).
+so both store the same text; JSON values keep it (JSON escapes it as ``\\u0000``). Every text
+but the item id is capped at :data:`~scorekit.store.stored_text.STORED_TEXT_CHARS`
+characters, its full length and SHA-256 kept (:mod:`scorekit.store.stored_text`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from scorekit.items import ItemResult
 from scorekit.results import ScorerRunResult
 from scorekit.steps import record_values
 from scorekit.store.records import ORIGIN_FIELDS, RunSource
+from scorekit.store.stored_text import cut_text
 
 __all__ = ["origin_values", "result_rows"]
 
@@ -47,9 +50,14 @@ def _column_text(value: str) -> str:
     return _text(value).replace("\x00", "\\x00")
 
 
+def _capped_column_text(value: str) -> str:
+    """:func:`_column_text` of ``value`` cut to the stored length (:func:`cut_text`)."""
+    return _column_text(cut_text(value))
+
+
 def _clean(value: Any) -> Any:
     if isinstance(value, str):
-        return _text(value)
+        return _text(cut_text(value))
     if isinstance(value, list):
         return [_clean(item) for item in value]
     if isinstance(value, dict):
@@ -70,12 +78,12 @@ def _reason(value: Any) -> str | None:
     if value is None:
         return None
     if isinstance(value, str):
-        return _column_text(value)
+        return _capped_column_text(value)
     return json.dumps(_json(value), ensure_ascii=False)
 
 
 def _opt_text(value: str | None) -> str | None:
-    return None if value is None else _column_text(value)
+    return None if value is None else _capped_column_text(value)
 
 
 def origin_values(trace: Any) -> dict[str, Any]:

@@ -288,6 +288,14 @@ def run(
             help="Seconds the config's target may take per item; 0: no limit [config, else 300]",
         ),
     ] = None,
+    max_text_chars: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            help="Characters one item field may hold; a longer one is that item's error; "
+            "0: no limit [config, else 1000000]",
+        ),
+    ] = None,
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Do not use the judge-call cache")
     ] = False,
@@ -384,6 +392,8 @@ def run(
             plan.scorer_timeout = scorer_timeout or None
         if target_timeout is not None:
             plan.target_timeout = target_timeout or None
+        if max_text_chars is not None:
+            plan.max_text_chars = max_text_chars or None
         if min_agreement:  # the flags replace the config's agreement gates
             plan.min_agreement = parse_agreement_gates(min_agreement)
         if trials is not None:
@@ -492,6 +502,7 @@ def _execute(
                 config=plan.config,
                 scorer_timeout=plan.scorer_timeout,
                 target_timeout=plan.target_timeout,
+                max_text_chars=plan.max_text_chars,
             )
         if sink is not None:
             sink.close()

@@ -1,0 +1,62 @@
+"""Stored texts are capped: a longer text keeps its beginning, its full length and its SHA-256.
+
+A result row holds the item's texts (input, output, ground truth, context), the prompts sent
+to the judge, the step results and any raw reply, once per scorer; ``--out``, the HTML report
+and the viewer show them again. Without a cap one 50 MB record added 300 MB to the database, a
+300 MB ``--out`` and a 100 MB report. So every string stored or written is cut to
+:data:`STORED_TEXT_CHARS` characters, followed by a note that says it was cut, how long the
+whole text was and its SHA-256 (of its UTF-8 bytes, lone surrogates as such), so the text
+scored can still be identified::
+
+    <first 100,000 characters>… [cut by scorekit: 52,428,800 characters in all, sha256 9f2c…]
+
+Scoring is not affected: scorers see whole texts (up to the run's ``max_text_chars``,
+:mod:`scorekit.evals.text_limits`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["STORED_TEXT_CHARS", "capped", "cut_text"]
+
+STORED_TEXT_CHARS = 100_000
+"""Characters of one text a store row, an ``--out`` line or a report keeps."""
+
+
+def cut_text(text: str, limit: int = STORED_TEXT_CHARS) -> str:
+    """``text``, or its first ``limit`` characters and a note of its length and SHA-256.
+
+    Example:
+        >>> cut_text("abcdef", 3)  # doctest: +ELLIPSIS
+        'abc… [cut by scorekit: 6 characters in all, sha256 bef57ec7f53a6d40...]'
+        >>> cut_text("abc", 3)
+        'abc'
+    """
+    if len(text) <= limit:
+        return text
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{text[:limit]}… [cut by scorekit: {len(text):,} characters in all, sha256 {digest}]"
+
+
+def capped(value: Any, limit: int = STORED_TEXT_CHARS) -> Any:
+    """``value`` with every string in it cut by :func:`cut_text` (lists, tuples, mappings walked).
+
+    Returns ``value`` itself when nothing in it is longer than ``limit``; otherwise a copy
+    (tuples become lists, mappings dicts) with the long strings cut. Keys are not cut.
+    """
+    if isinstance(value, str):
+        return cut_text(value, limit) if len(value) > limit else value
+    if isinstance(value, Mapping):
+        items = {key: capped(item, limit) for key, item in value.items()}
+        if all(items[key] is item for key, item in value.items()):
+            return value
+        return items
+    if isinstance(value, (list, tuple)):
+        parts = [capped(item, limit) for item in value]
+        if all(new is old for new, old in zip(parts, value, strict=True)):
+            return value
+        return parts
+    return value
