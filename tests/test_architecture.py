@@ -138,8 +138,8 @@ def test_no_import_cycle() -> None:
 
 GROUND_FLOOR = {
     "scorekit._sync", "scorekit.errors", "scorekit.import_path", "scorekit.items",
-    "scorekit.notebook", "scorekit.results", "scorekit.rounding", "scorekit.steps",
-    "scorekit.summary", "scorekit.usage", "scorekit.verdict",
+    "scorekit.judge_grade", "scorekit.notebook", "scorekit.results", "scorekit.rounding",
+    "scorekit.steps", "scorekit.summary", "scorekit.usage", "scorekit.verdict",
 }  # fmt: skip
 """The ground floor: values every part reads; they import only each other."""
 

@@ -19,6 +19,7 @@ from pydantic_core import to_jsonable_python
 
 from scorekit.errors import ConfigError
 from scorekit.judge.spending import stored_budget_text
+from scorekit.judge_grade import judge_lines
 from scorekit.report.formats import pretty, templates
 from scorekit.report.histogram import Bin, bins_of
 from scorekit.store.alignments import latest_alignments
@@ -176,6 +177,7 @@ def render_report(store: Store, run_ref: str, *, max_items: int = DEFAULT_MAX_IT
         budget_stop=stored_budget_text(run.config),
         trust=trust,
         trust_notes=notes,
+        judges=judge_lines(run.scorers),
         run=run,
         stats=stats,
         failures=failures,

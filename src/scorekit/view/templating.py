@@ -12,6 +12,7 @@ from datetime import datetime
 from jinja2 import Environment
 
 from scorekit.cli.console import usage_text
+from scorekit.judge_grade import judge_lines
 from scorekit.report.formats import templates
 from scorekit.view.params import address
 
@@ -64,6 +65,7 @@ def environment() -> Environment:
         seconds=seconds,
         when=_when,
         usage=usage_text,
+        judge_lines=judge_lines,
     )
     env.globals.update(address=address)
     return env

@@ -52,14 +52,16 @@ from scorekit.cli.plan import (
 from scorekit.cli.run_log import RunLog
 from scorekit.errors import ConfigError, ScorekitError
 from scorekit.evals import EvalInterrupted, EvalItem, EvalRunResult, Executor, run_evals_sync
+from scorekit.judge_grade import TEST_GRADE_JUDGES
 from scorekit.report import check_report_target, write_report
 from scorekit.results import ScorerRunResult
 from scorekit.store import Store
 
 __all__ = ["TINY_MODELS", "run"]
 
-TINY_MODELS = frozenset({"local/smollm2"})
-"""Judge models that only demonstrate the pipeline; using one prints a note."""
+TINY_MODELS = TEST_GRADE_JUDGES
+"""Judge models that only demonstrate the pipeline; using one prints a note
+(:mod:`scorekit.judge_grade`)."""
 
 
 def _show_version(value: bool) -> None:

@@ -18,6 +18,7 @@ from scorekit.cli.commands.listing import SourceOption, run_source
 from scorekit.cli.correlation import AGREEMENT_KEY
 from scorekit.errors import ConfigError, ScorekitError
 from scorekit.judge.spending import stored_budget_text
+from scorekit.judge_grade import judge_lines
 from scorekit.report import DEFAULT_MAX_ITEMS, write_report
 from scorekit.store import Store
 from scorekit.store.alignments import latest_alignments
@@ -95,6 +96,8 @@ def show(
         except ScorekitError as exc:
             raise fail(exc) from exc
     for line in console.run_heading(record, items):
+        out().print(line, markup=False, highlight=False)
+    for line in judge_lines(record.scorers):
         out().print(line, markup=False, highlight=False)
     limits = stored_error_limits(record.config)
     failures = (
