@@ -16,7 +16,7 @@ from pydantic_core import to_jsonable_python
 from scorekit.notebook import score_text
 from scorekit.verdict import format_rate
 
-__all__ = ["band", "pretty", "templates"]
+__all__ = ["BAND_LEGEND", "HIGH_BAND", "MID_BAND", "band", "pretty", "templates"]
 
 
 def pretty(value: Any) -> str:
@@ -34,13 +34,25 @@ def pretty(value: Any) -> str:
     )
 
 
+HIGH_BAND = 0.75
+"""The least score coloured ``high`` (green)."""
+MID_BAND = 0.4
+"""The least score coloured ``mid`` (amber); lower is ``low`` (red)."""
+BAND_LEGEND = (
+    f"Score colours: green from {HIGH_BAND}, amber from {MID_BAND}, red below; they read the "
+    "raw score, so for a scorer where lower is better (hallucination, bias, toxicity) red is "
+    "the good end."
+)
+"""What the score colours mean, as the report and the viewer state it."""
+
+
 def band(score: float | None) -> str:
-    """The CSS class of a score: ``high`` (>= 0.75), ``mid`` (>= 0.4), ``low``, ``none``."""
+    """The CSS class of a score: ``high``, ``mid``, ``low`` or ``none`` (:data:`HIGH_BAND`)."""
     if score is None:
         return "none"
-    if score >= 0.75:
+    if score >= HIGH_BAND:
         return "high"
-    return "mid" if score >= 0.4 else "low"
+    return "mid" if score >= MID_BAND else "low"
 
 
 def templates(package: str) -> Environment:
@@ -60,4 +72,5 @@ def templates(package: str) -> Environment:
         lstrip_blocks=True,
     )
     env.filters.update(pretty=pretty, number=score_text, band=band, rate=format_rate)
+    env.globals.update(band_legend=BAND_LEGEND)
     return env

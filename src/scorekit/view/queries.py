@@ -134,18 +134,20 @@ class Cell:
 
 @dataclass(frozen=True)
 class ItemRow:
-    """One item of the items table: its id, the start of its input and output, its results.
+    """One item of the items table: its id, the start of its input, output and reference.
 
     Attributes:
         item_id: the item.
         input: the first :data:`SNIPPET_CHARS` characters of its input, as text.
         output: the same of its output.
+        reference: the same of its ground truth (``""``: it has none).
         cells: scorer id → result.
     """
 
     item_id: str
     input: str
     output: str
+    reference: str = ""
     cells: dict[str, Cell] = field(default_factory=dict)
 
 
@@ -346,6 +348,7 @@ def list_items(
     if ids:
         text_in = func.substr(cast(results.c.input, Text), 1, SNIPPET_CHARS)
         text_out = func.substr(cast(results.c.output, Text), 1, SNIPPET_CHARS)
+        text_ref = func.substr(cast(results.c.ground_truth, Text), 1, SNIPPET_CHARS)
         query = (
             select(
                 results.c.item_id,
@@ -354,15 +357,19 @@ def list_items(
                 results.c.score,
                 text_in,
                 text_out,
+                text_ref,
             )
             .where(results.c.run_id == run.id, results.c.item_id.in_(ids))
             .order_by(results.c.id)
         )
         found: dict[str, ItemRow] = {}
-        for item_id, scorer_id, status, score, raw_in, raw_out in conn.execute(query):
+        for item_id, scorer_id, status, score, raw_in, raw_out, raw_ref in conn.execute(query):
             row = found.get(item_id)
             if row is None:
-                row = found[item_id] = ItemRow(item_id, snippet(raw_in), snippet(raw_out))
+                reference = "" if raw_ref in (None, "null") else snippet(raw_ref)
+                row = found[item_id] = ItemRow(
+                    item_id, snippet(raw_in), snippet(raw_out), reference
+                )
             row.cells[scorer_id] = Cell(status, score)
         rows = {i: found[i] for i in ids if i in found}
     return Page(list(rows.values()), number, size, total)
