@@ -10,7 +10,7 @@ from scorekit.inputs.messages import get_assistant_message
 from scorekit.inputs.retrieval_context import ALL_BLANK_REASON
 from scorekit.judge import ScriptedJudge
 from scorekit.scorers import create_hallucination_scorer
-from scorekit.scorers.hallucination import hallucination_score
+from scorekit.scorers.hallucination import HallucinationVerdict, hallucination_score
 from tests.conformance import CATALOG, cases_for, catalog_run_args, options
 from tests.scorers.recipe_rules import Outcome, assert_as_mastra, outcome
 
@@ -108,6 +108,17 @@ def repaired_for_the_echo_only(case: dict[str, Any]) -> bool:
     )
 
 
+def support_dropped(step_result: dict[str, Any]) -> dict[str, Any]:
+    """Row 107: each verdict also holds what the judge was asked, ``supported``, the opposite
+    of Mastra's ``verdict``; Mastra's step result has no such key."""
+    held = []
+    for verdict in step_result["verdicts"]:
+        ours = dict(verdict)
+        assert ours.pop("supported") == {"yes": "no", "no": "yes"}[ours["verdict"]]
+        held.append(ours)
+    return {**step_result, "verdicts": held}
+
+
 def test_catalog_corpus_is_present() -> None:
     assert CATALOG_CASES  # present (its size is the corpus's, no rule)
 
@@ -129,7 +140,7 @@ def test_catalog_conformance(case: dict[str, Any], expected: dict[str, Any]) -> 
         labels = [str(v["verdict"]).strip().lower() for v in replies[1]["verdicts"]]
         assert (result.status, result.reason) == ("ok", expected["reason"])
         assert result.score == hallucination_score(labels)
-        assert result.analyze_step_result.model_dump() == {
+        assert support_dropped(result.analyze_step_result.model_dump()) == {
             "verdicts": [
                 {"statement": claim, "verdict": label, "reason": v["reason"]}
                 for claim, label, v in zip(claims, labels, replies[1]["verdicts"], strict=True)
@@ -159,7 +170,7 @@ def test_catalog_conformance(case: dict[str, Any], expected: dict[str, Any]) -> 
             == "The judge found no claims in the answer, so there is nothing to check."
         )
         return
-    assert_as_mastra(result, expected, calls=len(judge.calls))
+    assert_as_mastra(result, expected, calls=len(judge.calls), as_mastra_holds_it=support_dropped)
 
 
 def test_statements_are_the_claims_not_the_judges_echo() -> None:
@@ -187,9 +198,48 @@ def test_statements_are_the_claims_not_the_judges_echo() -> None:
     ]
     asked = judge.calls[1]
     assert "statement" not in json.dumps(asked.output_schema)
-    assert '{"verdicts": [{"verdict": "no", "reason": "..."}]}' in asked.prompt
+    assert '{"verdicts": [{"supported": "yes", "reason": "..."}]}' in asked.prompt
     assert "(do not copy the claims)" in asked.prompt
     assert "- SpaceX was founded in 2002.: no (r)" in judge.calls[2].prompt
+
+
+def test_the_judge_is_asked_whether_the_context_supports_each_claim() -> None:
+    # row 107: asked as support, counted as Mastra's verdict (yes = hallucination)
+    judge = ScriptedJudge(
+        [
+            {"claims": ["SpaceX was founded in 2002.", "It is based on Mars.", "It flies."]},
+            {
+                "verdicts": [
+                    {"supported": "Yes", "reason": "r1"},
+                    {"supported": "no", "reason": "r2"},
+                    {"supported": "no", "verdict": "no", "reason": "r3"},
+                ]
+            },
+        ]
+    )
+    scorer = create_hallucination_scorer(model=judge, context=SPACEX, reason="template")
+    result = scorer.run_sync(input="Tell me about SpaceX", output="Founded 2002. Mars. Flies.")
+    assert result.score == 0.67
+    assert [(v.supported, v.verdict) for v in result.analyze_step_result.verdicts] == [
+        ("yes", "no"),
+        ("no", "yes"),
+        ("no", "yes"),  # what the judge was asked wins over a verdict it added
+    ]
+    item = HallucinationVerdict.model_json_schema()
+    assert (list(item["properties"]), item["required"]) == (["supported", "reason"],) * 2
+    assert '"verdict"' not in json.dumps(judge.calls[1].output_schema)
+    assert '"supported": "yes" when the context supports the claim' in judge.calls[1].prompt
+    assert result.reason is not None and "yes 2" in result.reason  # the reason counts verdicts
+
+
+def test_a_verdict_outside_yes_and_no_is_refused_by_its_own_name() -> None:
+    judge = ScriptedJudge([{"claims": ["a"]}, verdicts("unsure"), verdicts("maybe")])
+    scorer = create_hallucination_scorer(model=judge, context=SPACEX)
+    with pytest.raises(ScorerRunError) as caught:
+        scorer.run_sync(input="q", output="a")
+    error = caught.value.result.error
+    assert error is not None
+    assert "verdict" in error.message and '"maybe"' in (error.raw_output or "")
 
 
 def test_blank_context_pieces_are_dropped() -> None:

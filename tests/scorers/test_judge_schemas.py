@@ -116,9 +116,11 @@ def test_notes_for_the_judge_are_where_they_help() -> None:
     ]
     verdict = HallucinationVerdict.model_json_schema()["properties"]
     assert (
-        verdict["verdict"]["description"] == '"yes" when the claim is a hallucination, else "no".'
+        verdict["supported"]["description"]
+        == '"yes" when the context supports the claim, else "no".'
     )
     assert "statement" not in verdict
+    assert "verdict" not in verdict  # derived from `supported` (row 107)
 
 
 @pytest.mark.parametrize("entry", LLM_SCORERS, ids=lambda e: e.name)

@@ -9,8 +9,9 @@ stopped asking the judge to copy each claim back as ``statement`` (its analyze r
 and schema; the scorer fills ``statement`` from its own copy, row 79); the other three
 scorers' requests did not change. Every key changed again with the reply budgets (cache key
 version 3: each request's ``max_tokens`` follows from its schema's bound, and the schemas bound
-their free text and lists, judge/budget.py). A change of these keys must always be such a
-deliberate one.
+their free text and lists, judge/budget.py), and Hallucination's analyze request once more when
+its judge was asked whether the context supports each claim instead of whether it is a
+hallucination (row 107). A change of these keys must always be such a deliberate one.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ CASES: dict[str, tuple[Factory, dict[str, Any], dict[str, Any], list[Any], float
         5.0,
         [
             "2034462ea5ca4f0e867d1d976799383fb4da73875dfae5004c08dcaa2724d2de",
-            "07722c3dfefe5b3af694a91d9901d92fc51a7241e0bf283429cb506e2e9a7f5a",
+            "d64f35b25136c53af294768f573586b9eb620aefe91d02bd90c0c36ee2a2a5f1",
             "ac49b54697bfb4304d07245796417a528886d71bd32a0feac94842a5a3131c07",
         ],
     ),

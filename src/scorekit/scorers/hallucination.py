@@ -1,8 +1,9 @@
 """Hallucination (LLM): how much of what the answer claims is not backed by the context.
 
 Score range ``[0, scale]``; **lower is better**. A judge extracts the answer's claims, then
-marks each ``yes`` (a hallucination: it contradicts the context, asserts what the context does
-not support, or makes a subjective or speculative claim about facts the context lacks) or
+says for each whether the context supports it; a claim it does not support is a hallucination
+(verdict ``yes``: it contradicts the context, asserts what the context does not support, or
+makes a subjective or speculative claim about facts the context lacks), else the verdict is
 ``no``. Then (Mastra evals 1.10.2 hallucination)::
 
     score = round2(#yes / #verdicts × scale)      (0 when there are no verdicts)
@@ -15,15 +16,16 @@ without a judge call), 21 (``context_extractor(input, output)`` instead of Mastr
 some context is required), 23, 25, 26 (one verdict per claim: asked for in the schema and checked),
 row 78 (blank context pieces are dropped; all blank: ``skipped``), row 79 (the judge
 is not asked to copy each claim back as ``statement``: the step result holds the claim as the
-preprocess step found it).
+preprocess step found it), row 107 (the judge is asked whether the context supports each
+claim, not whether it is a hallucination; Mastra's ``verdict`` is derived from its answer).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Any, ClassVar, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from scorekit.inputs.retrieval_context import ContextExtractor
@@ -34,7 +36,7 @@ from scorekit.scorers import verdicts as recipe
 from scorekit.scorers.answer_claims import ANSWER_CLAIMS, claims_in_context
 from scorekit.scorers.expected import Scoring, check_scoring
 from scorekit.scorers.options import ReasonMode
-from scorekit.scorers.replies import LANGUAGE_RULE, JudgeReply, YesNo
+from scorekit.scorers.replies import LANGUAGE_RULE, JudgeReply, YesNo, normalise_label
 
 __all__ = [
     "ENTRY",
@@ -60,14 +62,40 @@ NO_CONTEXT_REASON = "No context to check the answer against: the resolved contex
 
 
 class HallucinationVerdict(JudgeReply):
-    """The judge's verdict on one claim."""
+    """The verdict on one claim.
+
+    The judge is asked whether the context supports the claim (``supported``); ``verdict``,
+    Mastra's label, is derived from it (``"yes"``, a hallucination, when ``supported`` is
+    ``"no"``; divergences.md row 107). A reply in Mastra's shape (``verdict`` and no
+    ``supported``) is read as it is, ``supported`` derived the other way.
+    """
 
     statement: SkipJsonSchema[str] = ""
     """The claim judged: the scorer's own copy, not asked of the judge (row 79)."""
-    verdict: YesNo = Field(description='"yes" when the claim is a hallucination, else "no".')
-    """``yes`` when the claim is a hallucination."""
+    supported: YesNo = Field(description='"yes" when the context supports the claim, else "no".')
+    """``yes`` when the context supports the claim."""
+    verdict: SkipJsonSchema[YesNo] = "no"
+    """``yes`` when the claim is a hallucination (derived from ``supported``)."""
     reason: str
     """Why, in the language of the user's query."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _support_from_mastras_verdict(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or "supported" in data or "verdict" not in data:
+            return data
+        label = normalise_label(data["verdict"])
+        if label not in _OPPOSITE:
+            return data  # refused as the verdict it is, below
+        return {**data, "supported": _OPPOSITE[label]}
+
+    @model_validator(mode="after")
+    def _verdict_from_support(self) -> HallucinationVerdict:
+        self.verdict = _OPPOSITE[self.supported]
+        return self
+
+
+_OPPOSITE: dict[str, Literal["yes", "no"]] = {"yes": "no", "no": "yes"}
 
 
 class HallucinationVerdicts(recipe.VerdictList[HallucinationVerdict]):
@@ -95,22 +123,22 @@ def hallucination_score(verdicts: Sequence[str], *, scale: float = 1.0) -> float
 
 
 def _verdicts_prompt(query: str, context: Sequence[str], claims: Sequence[str]) -> str:
-    return f"""Decide for each claim whether it is a hallucination with respect to the context.
+    return f"""Check each claim against the context below, using only the context.
 
 {claims_in_context(query, context, claims)}
 
 Give exactly {len(claims)} verdicts, one per claim, in the same order (do not copy the claims):
-- "verdict": "yes" (a hallucination) when the claim contradicts the context, asserts something
-  the context does not support, praises or judges subjectively ("groundbreaking", "made
-  history"), or speculates about facts that are not in the context;
-  "no" when the context supports the claim, including a less precise date, a fair
-  approximation, or speculation about facts that are in the context. Leaving something out is
-  not a hallucination.
+- "supported": "yes" when the context supports the claim, including a less precise date, a
+  fair approximation, or speculation about facts that are in the context;
+  "no" when the claim contradicts the context, asserts something the context does not
+  support, praises or judges subjectively ("groundbreaking", "made history"), or speculates
+  about facts that are not in the context. Leaving something out does not make a claim
+  unsupported.
 - "reason": one sentence.
 {LANGUAGE_RULE}
 
 Answer with JSON only:
-{{"verdicts": [{{"verdict": "no", "reason": "..."}}]}}"""
+{{"verdicts": [{{"supported": "yes", "reason": "..."}}]}}"""
 
 
 def _reason_prompt(run: recipe.ToExplain[HallucinationVerdicts]) -> str:
@@ -139,7 +167,12 @@ RECIPE = recipe.VerdictRecipe(
     "Share of the answer's claims that the context does not back",
     INSTRUCTIONS,
     ANSWER_CLAIMS,
-    recipe.VerdictStep("Mark hallucinated claims", HallucinationVerdicts, _verdicts_prompt),
+    recipe.VerdictStep(
+        "Mark hallucinated claims",
+        HallucinationVerdicts,
+        _verdicts_prompt,
+        asked=recipe.AskedLabel("supported", {"no": 1.0}),
+    ),
     recipe.ReasonStep(_reason_prompt, "the answer makes no claims."),
     no_context=NO_CONTEXT_REASON,
 )

@@ -67,6 +67,7 @@ from scorekit.scorers.replies import CountedReply, JudgeReply, item_limit
 
 __all__ = [
     "YES",
+    "AskedLabel",
     "ContextCheck",
     "ContextReader",
     "ReasonStep",
@@ -257,6 +258,22 @@ class Units:
 
 
 @dataclass(frozen=True)
+class AskedLabel:
+    """The label field the judge writes when a scorer's own label is derived from it.
+
+    Hallucination counts ``verdict: "yes"`` (a hallucination) but asks its judge whether the
+    context supports each claim (``supported``, divergences.md row 107): with
+    ``scoring="expected"`` the distribution is read at this field, and ``weights`` give each of
+    its labels' weight in the score.
+    """
+
+    field: str
+    """The field the judge writes."""
+    weights: Mapping[str, float]
+    """Each of its labels' weight in the score, in ``[0, 1]``; a label not listed weighs 0."""
+
+
+@dataclass(frozen=True)
 class VerdictStep(Generic[V]):
     """The analyze step."""
 
@@ -268,6 +285,9 @@ class VerdictStep(Generic[V]):
     """Builds the prompt from the user's query, the context (``()`` without one) and the units."""
     label: str = "verdict"
     """The field of each verdict holding its label."""
+    asked: AskedLabel | None = None
+    """Where the judge answers another question than the label the score counts (the label
+    derived from it); ``None``: the judge writes ``label`` itself."""
     per_unit: bool = False
     """Divide by the number of units, not of verdicts (Context Recall, as in Mastra)."""
 
@@ -387,10 +407,13 @@ def verdict_scorer(
     units, verdicts, explain = recipe.units, recipe.verdicts, recipe.reason
     reason = check_reason(reason)
     items = verdicts.reply.ITEMS
+    read, read_weights = (
+        (verdicts.label, weights)
+        if verdicts.asked is None
+        else (verdicts.asked.field, verdicts.asked.weights)
+    )
     reader = (
-        LabelReader.of(verdicts.reply, items, verdicts.label, weights)
-        if scoring == "expected"
-        else None
+        LabelReader.of(verdicts.reply, items, read, read_weights) if scoring == "expected" else None
     )
 
     async def units_step(ctx: StepContext) -> str | LocalResult | NotScorable:
