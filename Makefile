@@ -38,7 +38,8 @@ demo: venv core
 	@# repair are errors): a result to read in the table, not a failure of the demo
 	$(BIN)/scorekit run examples/expertqa/expertqa.yaml --report .scorekit/expertqa-report.html \
 		|| { code=$$?; test $$code -eq 1 && echo "demo: the ExpertQA run finished; its verdict failed (see the table above)"; test $$code -eq 1; }
-	$(BIN)/scorekit run examples/expertqa/expertqa-claims.yaml --report .scorekit/claims-report.html
+	$(BIN)/scorekit run examples/expertqa/expertqa-claims.yaml --report .scorekit/claims-report.html \
+		|| { code=$$?; test $$code -eq 1 && echo "demo: the claims run finished; its verdict failed (see the table above)"; test $$code -eq 1; }
 	$(BIN)/scorekit align latest
 	@echo "database: .scorekit/scorekit.db (.venv/bin/scorekit runs | show latest | report latest -o FILE; or source .venv/bin/activate first)"
 	@echo "browse the runs: $(BIN)/scorekit view --db .scorekit/scorekit.db  (then open http://127.0.0.1:8088/)"

@@ -10,7 +10,10 @@ from its id:
 * the judge found no units in a text that is not blank → ``skipped`` (row 28);
 * a verdict count other than the unit count → repair, then ``error`` (row 26);
 * a verdict label outside the closed set after trimming and lower-casing → repair, then
-  ``error`` (row 23).
+  ``error`` (row 23);
+* a unit that does not come from its text (fewer than a quarter of its words in it or the query,
+  :func:`scorekit.scorers.unit_sources.stray_units`) → repair, then ``error`` at the
+  preprocess step (row 107's neighbour, row 108).
 
 :func:`covers_each_index` is the rule of the per-piece replies (context precision and
 relevance): each context index exactly once. :func:`with_optional_lists` is row 106: an
@@ -27,6 +30,7 @@ import pytest
 from pydantic import BaseModel
 
 from scorekit.errors import ConfigError, ScorerRunError
+from scorekit.scorers.unit_sources import stray_units
 from tests.conformance import to_snake
 from tests.scorers.labels import normalise_labels
 
@@ -50,6 +54,7 @@ def outcome(
     verdicts_key: str = "verdicts",
     label_key: str = "verdict",
     required: frozenset[str] = frozenset(),
+    source: str | None = None,
 ) -> Outcome:
     """The outcome scorekit's rules give ``case``.
 
@@ -62,6 +67,7 @@ def outcome(
         verdicts_key: the analyze step result's list of verdicts.
         label_key: each verdict's label field.
         required: ``{"context"}`` for a scorer that needs a context or an extractor.
+        source: the text the units are taken from (the answer; context recall's ground truth).
     """
     given = case.get("options") or {}
     if given.get("context") == []:
@@ -75,12 +81,43 @@ def outcome(
     units = (expected.get("preprocessStepResult") or {}).get(units_key)
     if units == []:
         return Outcome("skipped", 28)
+    if source is not None and units_not_from_text(case, expected, units_key, source):
+        return Outcome("error", 108)
     verdicts = (expected.get("analyzeStepResult") or {}).get(verdicts_key, [])
     if units is not None and len(verdicts) != len(units):
         return Outcome("error", 26)
     if labels_outside(expected, labels, verdicts_key=verdicts_key, label_key=label_key):
         return Outcome("error", 23)
     return Outcome("mastra")
+
+
+def units_not_from_text(
+    case: dict[str, Any], expected: dict[str, Any], units_key: str, source: str
+) -> bool:
+    """Row 108: Mastra's units hold one that does not come from ``source``.
+
+    scorekit sends such a reply back for repair; the case's next scripted reply is then read
+    as the units reply. Where it is one whose units do come from the text the run would go on
+    with it, which no rule here covers, so the test fails saying so.
+    """
+    units = (expected.get("preprocessStepResult") or {}).get(units_key) or []
+    if not stray_units([str(unit) for unit in units], source):
+        return False
+    replies = case.get("judgeResponses") or []
+    following = replies[1] if len(replies) > 1 else None
+    if isinstance(following, dict) and isinstance(following.get(units_key), list):
+        repaired = [str(unit) for unit in following[units_key]]
+        if repaired and not stray_units(repaired, source):
+            pytest.fail("row 108: the repair reply would be accepted; no rule covers the rest")
+    return True
+
+
+def answer_of(case: dict[str, Any]) -> str:
+    """The answer text of a case (its output, or the last assistant message of it)."""
+    from scorekit.inputs.messages import get_assistant_message
+
+    output = case.get("output")
+    return output if isinstance(output, str) else get_assistant_message(output) or ""
 
 
 def labels_outside(
@@ -150,11 +187,7 @@ def with_optional_lists(step_result: dict[str, Any], model: type[BaseModel]) -> 
 
 def blank_answer(case: dict[str, Any]) -> Outcome | None:
     """Row 20: a blank answer scores 0 without a judge call (``None``: the answer is not)."""
-    from scorekit.inputs.messages import get_assistant_message
-
-    output = case.get("output")
-    text = output if isinstance(output, str) else get_assistant_message(output) or ""
-    return Outcome("zero", 20) if not text.strip() else None
+    return Outcome("zero", 20) if not answer_of(case).strip() else None
 
 
 def run_by_rule(

@@ -8,7 +8,7 @@ from scorekit.scorers import create_answer_relevancy_scorer
 from scorekit.scorers.answer_relevancy import answer_relevancy_score
 from tests.conformance import cases_for, options, run_args, to_snake
 from tests.scorers.labels import normalise_labels
-from tests.scorers.recipe_rules import blank_answer, outcome, run_by_rule
+from tests.scorers.recipe_rules import answer_of, blank_answer, outcome, run_by_rule
 
 CASES = cases_for("answer-relevancy")
 
@@ -28,6 +28,7 @@ def test_conformance(case: dict, expected: dict) -> None:
         labels=frozenset({"yes", "no", "unsure"}),
         verdicts_key="results",
         label_key="result",
+        source=answer_of(case),
     )
     result = run_by_rule(
         rule, lambda: create_answer_relevancy_scorer(model=judge, **options(case)), run_args(case)

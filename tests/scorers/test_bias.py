@@ -19,7 +19,7 @@ from scorekit.scorers.bias import (
 from scorekit.scorers.replies import EXPECTED_ITEMS
 from tests.conformance import CATALOG, cases_for, catalog_run_args, options, to_snake
 from tests.scorers.labels import normalise_labels
-from tests.scorers.recipe_rules import refused_or_repaired
+from tests.scorers.recipe_rules import refused_or_repaired, units_not_from_text
 
 CASES = cases_for("bias", corpus=CATALOG)
 
@@ -81,6 +81,11 @@ def test_conformance(case: dict[str, Any], expected: dict[str, Any]) -> None:
             EMPTY_ANSWER_REASON,
         )
         assert judge.calls == []
+        return
+    answer = get_assistant_message(catalog_run_args(case)["output"]) or ""
+    if units_not_from_text(case, expected, "opinions", answer):  # row 108
+        assert isinstance(outcome, ScorerRunError)
+        assert outcome.failed_step == "preprocess"
         return
     if _count_differs(expected):
         assert isinstance(outcome, ScorerRunError)

@@ -6,6 +6,7 @@ from typing import Any
 import pytest
 
 from scorekit.errors import ConfigError, ScorerRunError
+from scorekit.inputs.messages import ground_truth_text
 from scorekit.judge import ScriptedJudge
 from scorekit.scorers import create_context_recall_scorer
 from scorekit.scorers.context_recall import NO_GROUND_TRUTH_REASON, context_recall_score
@@ -119,7 +120,8 @@ def test_catalog_conformance(case: dict[str, Any], expected: dict[str, Any]) -> 
     # row 22: no ground truth (absent, None or blank text) is skipped
     missing = ground_truth is None or (isinstance(ground_truth, str) and not ground_truth.strip())
     blank = Outcome("skipped", 22) if missing else None
-    rule = outcome(case, expected, blank=blank)
+    source = None if ground_truth is None else ground_truth_text(ground_truth)
+    rule = outcome(case, expected, blank=blank, source=source)
     judge = ScriptedJudge(case["judgeResponses"])
     if ground_truth == 0 and not isinstance(ground_truth, bool) and "error" not in expected:
         # row 68: the number 0 is a ground truth (Mastra tests it for truth and finds none):
@@ -152,7 +154,7 @@ def test_catalog_conformance(case: dict[str, Any], expected: dict[str, Any]) -> 
 
 def test_a_ground_truth_of_zero_is_a_ground_truth() -> None:
     # Mastra tests the ground truth for truth, so 0 counts as missing and scores 0 (row 68)
-    judge = ScriptedJudge([{"claims": ["The count is 0."]}, verdicts("yes"), "why"])
+    judge = ScriptedJudge([{"claims": ["0"]}, verdicts("yes"), "why"])
     result = create_context_recall_scorer(model=judge, context=["The count is 0."]).run_sync(
         input="How many?", output="None.", ground_truth=0
     )

@@ -9,7 +9,7 @@ from scorekit.scorers import create_faithfulness_scorer
 from scorekit.scorers.faithfulness import faithfulness_score
 from tests.conformance import cases_for, options, run_args, to_snake
 from tests.scorers.labels import normalise_labels
-from tests.scorers.recipe_rules import blank_answer, outcome, run_by_rule
+from tests.scorers.recipe_rules import answer_of, blank_answer, outcome, run_by_rule
 
 CASES = cases_for("faithfulness")
 
@@ -22,7 +22,7 @@ def test_corpus_is_present() -> None:
 def test_conformance(case: dict, expected: dict) -> None:
     judge = ScriptedJudge(case["judgeResponses"])
     # Mastra's judge writes the reason: reason="llm" (divergences.md row 102)
-    rule = outcome(case, expected, blank=blank_answer(case))
+    rule = outcome(case, expected, blank=blank_answer(case), source=answer_of(case))
     result = run_by_rule(
         rule,
         lambda: create_faithfulness_scorer(model=judge, **{"reason": "llm", **options(case)}),

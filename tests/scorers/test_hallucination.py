@@ -131,7 +131,13 @@ def test_catalog_conformance(case: dict[str, Any], expected: dict[str, Any]) -> 
     blank = (
         Outcome("zero", 20) if not (get_assistant_message(args["output"]) or "").strip() else None
     )
-    rule = outcome(case, expected, blank=blank, required=frozenset({"context"}))
+    rule = outcome(
+        case,
+        expected,
+        blank=blank,
+        required=frozenset({"context"}),
+        source=get_assistant_message(args["output"]) or "",
+    )
     if rule.kind == "mastra" and repaired_for_the_echo_only(case):
         replies = case["judgeResponses"]
         judge = ScriptedJudge([replies[0], replies[1], *replies[3:]])

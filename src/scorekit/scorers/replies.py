@@ -54,6 +54,7 @@ from pydantic import (
 from pydantic.alias_generators import to_camel, to_snake
 
 from scorekit.judge.structured import SchemaSpec
+from scorekit.scorers.unit_sources import stray_units
 
 __all__ = [
     "CHARACTERS_PER_ITEM",
@@ -63,6 +64,7 @@ __all__ = [
     "MAX_ITEMS",
     "POSITIONS",
     "SHOWN",
+    "SOURCE",
     "TEXT_CHARS",
     "UNITS_REPLY_FACTOR",
     "UNITS_REPLY_SLACK",
@@ -73,6 +75,7 @@ __all__ = [
     "YesNoUnsure",
     "item_limit",
     "normalise_label",
+    "taken_from",
     "units_reply_chars",
 ]
 
@@ -84,6 +87,9 @@ SHOWN = "shown"
 """The validation-context key holding the texts the judge was shown, in its numbering."""
 POSITIONS = "positions"
 """The validation-context key holding, for each index the judge saw, the index to report."""
+SOURCE = "source"
+"""The validation-context key holding the text that bounded units must come from
+(:mod:`scorekit.scorers.unit_sources`)."""
 CHARACTERS_PER_ITEM = 3
 """A claim or statement takes at least this many characters of the text it comes from."""
 TEXT_CHARS = 500
@@ -345,10 +351,10 @@ class CountedReply(JudgeReply):
         if limit is not None and got > limit:
             raise ValueError(f"expected at most {limit} {self.ITEMS} for this text; got {got}")
         if limit is not None:  # units taken out of a text: each says something, once
-            self._check_units(self._items())
+            self._check_units(self._items(), context.get(SOURCE))
         return self
 
-    def _check_units(self, units: list[Any]) -> None:
+    def _check_units(self, units: list[Any], source: str | None) -> None:
         texts = [unit for unit in units if isinstance(unit, str)]
         blank = [i for i, text in enumerate(texts) if not text.strip()]
         if blank:
@@ -358,6 +364,14 @@ class CountedReply(JudgeReply):
             if text.strip() in seen:
                 raise ValueError(f"{self.ITEMS} repeat {text!r}; list each one once")
             seen.add(text.strip())
+        strays = stray_units(texts, source) if source is not None else []
+        if strays:
+            quoted = "; ".join(repr(texts[i][:80]) for i in strays[:3])
+            raise ValueError(
+                f"{self.ITEMS} at positions {strays} do not come from the text given (fewer "
+                f"than a quarter of their words are in it: {quoted}); list only what the text "
+                "says"
+            )
 
 
 @functools.lru_cache(maxsize=1024)
@@ -376,6 +390,17 @@ def _counted_spec(model: type[CountedReply], count: int, *, exact: bool) -> Sche
         return SchemaSpec(model.__name__, schema, model, context, reply_chars=chars).check()
     schema["properties"][model.ITEMS] = {**prop, "minItems": count, "maxItems": count}
     return SchemaSpec(model.__name__, schema, model, {EXPECTED_ITEMS: count}).check()
+
+
+def taken_from(spec: SchemaSpec, text: str) -> SchemaSpec:
+    """``spec`` (an :meth:`CountedReply.at_most` one) whose units must come from ``text``.
+
+    Each unit must have at least :data:`~scorekit.scorers.unit_sources.MIN_FOUND` of its words
+    in ``text``; a reply with a unit that does not is invalid (repaired once, then an error).
+    """
+    return dataclasses.replace(
+        spec, validation_context={**(spec.validation_context or {}), SOURCE: text}
+    )
 
 
 def item_limit(text: str) -> int:

@@ -63,7 +63,7 @@ from scorekit.scorers.expected import (
     reading,
 )
 from scorekit.scorers.options import ReasonMode, check_reason, check_scale
-from scorekit.scorers.replies import CountedReply, JudgeReply, item_limit
+from scorekit.scorers.replies import CountedReply, JudgeReply, item_limit, taken_from
 
 __all__ = [
     "YES",
@@ -248,8 +248,14 @@ class Units:
         return local_result(self.reply(**{self.reply.ITEMS: []}))
 
     def schema(self, ctx: StepContext) -> SchemaSpec:
-        """The reply's schema, bounded by the length of the run's text."""
-        return self.reply.at_most(item_limit(self.text(ctx.run)))
+        """The reply's schema, bounded by the length of the run's text.
+
+        Its units must come from that text, or the user's query, whose terms a unit may take
+        to stand alone (:mod:`scorekit.scorers.unit_sources`).
+        """
+        text = self.text(ctx.run)
+        query = get_user_message(ctx.run.input) or ""
+        return taken_from(self.reply.at_most(item_limit(text)), f"{text}\n{query}")
 
     def of(self, reply: Any) -> list[str]:
         """The units in a preprocess step result."""
