@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from scorekit import run_evals_sync
 from scorekit.cli import app
-from scorekit.datasets.files import read_dataset
+from scorekit.datasets.files import FieldMap, read_dataset
 from scorekit.datasets.generated_ids import GeneratedIds, jsonl_given_ids, place_like
 from scorekit.scorers import create_content_similarity_scorer
 from scorekit.store import Store
@@ -163,3 +163,54 @@ def test_the_jsonl_pass_parses_only_lines_that_name_the_field(tmp_path: Path) ->
     )
     assert jsonl_given_ids(data, "id") == {"7"}
     assert jsonl_given_ids(data, "key") == {"5"}
+
+
+def test_hostile_files_keep_their_ids_right(tmp_path: Path) -> None:
+    # the break-test's findings: a line nested too deep after one without an id, and a field
+    # name JSON may escape
+    deep = tmp_path / "deep.jsonl"
+    nested = "[" * 100_000 + "]" * 100_000
+    deep.write_text(
+        '{"output": "b"}\n{"id": "9", "output": "a", "metadata": {"x": ' + nested + "}}\n",
+        encoding="utf-8",
+    )
+    items = list(read_dataset(deep))
+    assert [i.id for i in items] == ["1", "2"]
+    assert items[1].load_error == f"{deep}:2: JSON nested too deep to read"
+    escaped = tmp_path / "escaped.jsonl"
+    escaped.write_text(
+        '{"clé": null, "output": "a"}\n{"clé": null, "output": "b"}\n'
+        '{"cl\\u00e9": "2", "output": "c"}\n',
+        encoding="utf-8",
+    )
+    fields = FieldMap(id="clé")
+    assert [i.id for i in read_dataset(escaped, fields=fields)] == ["1", "line 2", "2"]
+
+
+def test_a_repeated_dataframe_index_gives_distinct_names() -> None:
+    pandas = pytest.importorskip("pandas")
+    part = pandas.DataFrame({"output": ["a", "b"], "ground_truth": ["a", "b"]})
+    frame = pandas.concat([part, part])  # index 0, 1, 0, 1; no id column
+    result = run_evals_sync(frame, [create_content_similarity_scorer()], concurrency=1)
+    assert [i.item.id for i in result.items] == ["0", "1", "row 0", "row 1"]
+    assert result.verdict == "passed"
+
+
+def test_ids_empty_bool_or_too_long(tmp_path: Path) -> None:
+    long_id = "x" * 5_000
+    data = [
+        {"id": "", "output": "a", "ground_truth": "a"},
+        {"id": False, "output": "a", "ground_truth": "a"},
+        {"id": long_id, "output": "a", "ground_truth": "a"},
+    ]
+    result = run_evals_sync(data, [create_content_similarity_scorer()], concurrency=1)
+    by_id = {i.item.id: i.scorer_results["content-similarity-scorer"] for i in result.items}
+    assert by_id["0"].status == "ok"  # an empty id is no id, as in files
+    assert by_id["False"].error is not None
+    assert "an id must be a string or an integer, not bool" in by_id["False"].error.message
+    [short] = [key for key in by_id if key.startswith("x" * 100 + "…#")]
+    assert len(short) == 100 + 2 + 16
+    error = by_id[short].error
+    assert error is not None and "the item id holds 5,000 characters, over the 1,000" in (
+        error.message
+    )

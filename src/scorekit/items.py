@@ -210,6 +210,14 @@ class EvalItem(ItemRecord):
         if "input" not in value and "output" not in value:
             raise ConfigError(f"item {position}: needs 'input' or 'output'", field="input")
         item_id = value.get("id")
+        if item_id == "":  # as in dataset files: an empty id is no id
+            item_id = None
+        if isinstance(item_id, bool) or not isinstance(item_id, (str, int, type(None))):
+            raise ConfigError(
+                f"item {position}: an id must be a string or an integer, not "
+                f"{type(item_id).__name__}",
+                field="id",
+            )
         record = {name: value.get(name) for name in RECORD_FIELDS}
         if record["context"] is not None:
             record["context"] = _pieces(record["context"], position)

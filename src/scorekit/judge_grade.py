@@ -31,9 +31,19 @@ TEST_GRADE_NOTE = (
 """What the views say of a test-grade judge."""
 
 
+_TEST_GRADE_FILES = ("smollm2-135m",)
+"""Model files (the start of their lower-cased names) of test-grade judges given by path."""
+
+
 def is_test_grade(model: str) -> bool:
-    """Whether ``model`` (a judge model string) only demonstrates the pipeline."""
-    return model in TEST_GRADE_JUDGES
+    """Whether ``model`` (a judge model string) only demonstrates the pipeline.
+
+    ``local/smollm2``, or the same model given by its file (``local/…/SmolLM2-135M-….gguf``).
+    """
+    if model in TEST_GRADE_JUDGES:
+        return True
+    name = model.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    return model.startswith("local/") and name.startswith(_TEST_GRADE_FILES)
 
 
 def judge_lines(scorers: Sequence[Mapping[str, Any]]) -> list[str]:

@@ -80,7 +80,7 @@ def test_the_limit_must_be_a_positive_integer_or_none(bad: Any) -> None:
 
 def test_text_length_adds_up_messages_pieces_and_keys() -> None:
     messages = [{"role": "user", "content": "hello"}, {"role": "assistant", "content": "hi"}]
-    assert text_length(messages) == len("rolecontent") * 2 + len("userhello") + len("assistanthi")
+    assert text_length(messages) == len("userhello") + len("assistanthi")  # values, not keys
     assert text_length(("ab", ["c", {"d": "ef"}], 7, None)) == 6
     assert text_length("x" * 10, stop=3) == 10  # one string is measured whole, cheaply
     error = text_limit_error([("input", "abc"), ("output", ["abcd"])], 3)
@@ -167,3 +167,38 @@ def test_completeness_scores_a_long_text_when_the_limit_allows_it() -> None:
         [{"output": text, "input": text}], [create_completeness_scorer()], max_text_chars=20_000
     )
     assert result.items[0].scorer_results["completeness-scorer"].score == 1.0
+
+
+def test_numbers_count_and_what_cannot_be_serialised_is_a_note(tmp_path: Path) -> None:
+    # the break-test's findings: a million numbers passed the limit as 0 characters, and a
+    # value nested 600 deep ended the run when it was stored
+    assert text_length(list(range(1_000))) == len("".join(map(repr, range(1_000))))
+    nested: Any = "end"
+    for _ in range(600):
+        nested = [nested]
+    data = [
+        {
+            "id": "numbers",
+            "output": "a",
+            "ground_truth": "a",
+            "additional_context": list(range(200_000)),
+        },
+        {"id": "deep", "output": "a", "ground_truth": "a", "metadata": {"k": nested}},
+        {"id": "fine", "output": "a", "ground_truth": "a"},
+    ]
+    result = run_evals_sync(
+        data, [create_content_similarity_scorer()], store=tmp_path / "r.db", concurrency=1
+    )
+    with Store(tmp_path / "r.db") as store:
+        rows = {r.item_id: r for r in store.results(result.run_id)}
+    assert rows["numbers"].status == "error"
+    assert rows["numbers"].error is not None and rows["numbers"].error["type"] == "TextLimitError"
+    assert rows["fine"].status == "ok" and rows["deep"].status == "ok"
+    assert str(rows["deep"].metadata).startswith("[not stored by scorekit:")
+
+
+def test_long_lists_and_keys_are_capped_when_stored() -> None:
+    value = {"k" * (STORED_TEXT_CHARS + 1): list(range(20_000))}
+    [(key, items)] = capped(value).items()
+    assert key.startswith("k" * STORED_TEXT_CHARS + "… [cut by scorekit:")
+    assert len(items) == 10_001 and items[-1] == "… [cut by scorekit: 20,000 items in all]"

@@ -21,6 +21,7 @@ from scorekit.scorers.context_precision import create_context_precision_scorer
 from scorekit.scorers.context_relevance import create_context_relevance_scorer_llm
 from scorekit.scorers.expected import EXPECTED_TOP_LOGPROBS, expected_share
 from scorekit.scorers.faithfulness import create_faithfulness_scorer
+from scorekit.scorers.hallucination import create_hallucination_scorer
 from scorekit.scorers.registry import get_entry
 from tests.servers.scripted_openai import Reply, ScriptedServer, token_logprobs
 
@@ -273,3 +274,29 @@ def test_expected_share_matches_the_label_share_on_certain_labels() -> None:
     assert expected_share([0.5, 0.5], scale=10) == 5.0
     assert expected_share([0.9, 0.8], denominator=1) == 1.0
     assert expected_share([]) == 0.0
+
+
+def test_hallucination_reads_the_support_asked_or_a_verdict_in_mastras_shape(
+    server: ScriptedServer,
+) -> None:
+    # row 107: the judge is asked `supported` (a claim weighs p(no)); a reply in Mastra's shape
+    # (`verdict`, yes = hallucination) is read where it has its labels (a claim weighs p(yes))
+    claims = {"claims": ["Paris is the capital of France.", "Paris has 90M people."]}
+    asked = {"verdicts": [{"supported": "yes", "reason": "r"}, {"supported": "no", "reason": "r"}]}
+    mastras = {"verdicts": [{"verdict": "no", "reason": "r"}, {"verdict": "yes", "reason": "r"}]}
+    tops = [{"yes": LOG(0.8), "no": LOG(0.2)}, {"no": LOG(0.6), "yes": LOG(0.4)}]
+    server.enqueue(
+        scripted(claims),
+        scripted(asked, "supported", tops),
+        scripted(claims),
+        scripted(mastras, "verdict", [{"no": LOG(0.8), "yes": LOG(0.2)}, tops[1]]),
+    )
+    scorer = create_hallucination_scorer(
+        model=judge(server), context=CONTEXT, scoring="expected", reason="none"
+    )
+    output = "Paris is the capital. It has 90M people."
+    first = scorer.run_sync(input=QUERY, output=output)
+    second = scorer.run_sync(input=QUERY, output=output)
+    assert (first.status, second.status) == ("ok", "ok"), (first.error, second.error)
+    assert first.score == 0.4  # (p(no) 0.2 + p(no) 0.6) / 2
+    assert second.score == 0.3  # (p(yes) 0.2 + p(yes) 0.4) / 2

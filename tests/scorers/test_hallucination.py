@@ -218,7 +218,7 @@ def test_the_judge_is_asked_whether_the_context_supports_each_claim() -> None:
                 "verdicts": [
                     {"supported": "Yes", "reason": "r1"},
                     {"supported": "no", "reason": "r2"},
-                    {"supported": "no", "verdict": "no", "reason": "r3"},
+                    {"supported": "no", "verdict": "yes", "reason": "r3"},
                 ]
             },
         ]
@@ -229,13 +229,28 @@ def test_the_judge_is_asked_whether_the_context_supports_each_claim() -> None:
     assert [(v.supported, v.verdict) for v in result.analyze_step_result.verdicts] == [
         ("yes", "no"),
         ("no", "yes"),
-        ("no", "yes"),  # what the judge was asked wins over a verdict it added
+        ("no", "yes"),  # a verdict given beside it that says the same is kept
     ]
     item = HallucinationVerdict.model_json_schema()
     assert (list(item["properties"]), item["required"]) == (["supported", "reason"],) * 2
     assert '"verdict"' not in json.dumps(judge.calls[1].output_schema)
     assert '"supported": "yes" when the context supports the claim' in judge.calls[1].prompt
     assert result.reason is not None and "yes 2" in result.reason  # the reason counts verdicts
+
+
+def test_support_and_a_verdict_that_disagree_are_repaired_a_null_verdict_is_none() -> None:
+    judge = ScriptedJudge(
+        [
+            {"claims": ["a"]},
+            {"verdicts": [{"supported": "yes", "verdict": "yes", "reason": "r"}]},
+            {"verdicts": [{"supported": "yes", "verdict": None, "reason": "r"}]},
+        ]
+    )
+    scorer = create_hallucination_scorer(model=judge, context=SPACEX, reason="none")
+    result = scorer.run_sync(input="q", output="a")
+    assert (result.status, result.score) == ("ok", 0.0)
+    repair = judge.calls[2].messages[-1].content
+    assert '"supported": "yes" and "verdict": "yes" disagree; give "supported" only' in repair
 
 
 def test_a_verdict_outside_yes_and_no_is_refused_by_its_own_name() -> None:

@@ -59,7 +59,7 @@ def out_row(run_id: str | None, item: EvalItem, result: ScorerRunResult) -> dict
         if value is not None:
             row[name] = value
     capped_row: dict[str, Any] = capped(row)
-    return capped_row
+    return {**capped_row, "item_id": item.id}  # an id is never cut: it must match the store's
 
 
 class RunLog:

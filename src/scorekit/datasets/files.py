@@ -380,6 +380,9 @@ def _jsonl(path: Path, fields: FieldMap) -> Iterator[EvalItem]:
             except json.JSONDecodeError as exc:
                 yield _unread(ids(line), Origin(str(path), line), f"invalid JSON ({exc.msg})")
                 continue
+            except RecursionError:
+                yield _unread(ids(line), Origin(str(path), line), "JSON nested too deep to read")
+                continue
             if not isinstance(record, dict):
                 yield _unread(ids(line), Origin(str(path), line), "expected a JSON object per line")
                 continue

@@ -128,7 +128,11 @@ def frame_items(frame: Any, *, fields: FieldMap | None = None) -> Iterator[EvalI
 
 
 def _rows(frame: Any, fields: FieldMap, columns: list[str], pandas: Any) -> Iterator[EvalItem]:
-    ids = GeneratedIds(lambda: _given_ids(frame, fields.id, columns, pandas), "row")
+    ids = GeneratedIds(
+        lambda: _given_ids(frame, fields.id, columns, pandas),
+        "row",
+        places_repeat=not frame.index.is_unique,
+    )
     for position, (label, values) in enumerate(
         zip(frame.index, frame.itertuples(index=False, name=None), strict=True)
     ):

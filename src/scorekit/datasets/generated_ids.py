@@ -57,23 +57,30 @@ class GeneratedIds:
             (:func:`place_like`); called once, when the first id is generated.
         noun: what a place is (``line``, ``record``, ``row``, ``item``): the prefix of a
             place name that is given elsewhere.
+        places_repeat: places may repeat (a DataFrame's index labels): names already handed
+            out are avoided too (they are kept, one string per record).
     """
 
-    def __init__(self, given: Callable[[], set[str]], noun: str = "line") -> None:
+    def __init__(
+        self, given: Callable[[], set[str]], noun: str = "line", *, places_repeat: bool = False
+    ) -> None:
         self._read = given
         self._noun = noun
         self._given: set[str] | None = None
+        self._handed: set[str] | None = set() if places_repeat else None
 
     def __call__(self, place: int | str) -> str:
         """The id of the record at ``place`` (a line, record number or index label)."""
         if self._given is None:
             self._given = self._read()
+        taken = self._given if self._handed is None else self._given | self._handed
         name = str(place)
-        if name not in self._given:
-            return name
-        name = f"{self._noun} {place}"
-        while name in self._given:
-            name += "'"
+        if name in taken:
+            name = f"{self._noun} {place}"
+            while name in taken:
+                name += "'"
+        if self._handed is not None:
+            self._handed.add(name)
         return name
 
 
@@ -85,18 +92,20 @@ def given_in(values: Iterable[Any]) -> set[str]:
 def jsonl_given_ids(path: Path, field: str) -> set[str]:
     """The place-like ids that the JSON Lines file at ``path`` gives in ``field``.
 
-    A line is parsed only when the field's name appears in it as JSON writes it; a line that
-    is not a JSON object is passed over (the reading pass reports it).
+    A line is parsed only when the field's name appears in it as JSON writes it (or the line
+    holds a ``\\u`` escape, which may spell it); a line that is not a JSON object, or nests too
+    deep to parse, is passed over (the reading pass reports it).
     """
-    key = json.dumps(field)
+    keys = {json.dumps(field), json.dumps(field, ensure_ascii=False)}
     found: list[Any] = []
     with path.open(encoding="utf-8-sig", errors="surrogateescape") as handle:
         for text in handle:
-            if key not in text:
+            # a line that may name the field: as JSON writes it, or with escapes in it
+            if "\\u" not in text and not any(key in text for key in keys):
                 continue
             try:
                 record = json.loads(text)
-            except ValueError:
+            except (ValueError, RecursionError):  # the reading pass reports the line
                 continue
             if isinstance(record, dict):
                 found.append(record.get(field))

@@ -15,6 +15,7 @@ read.
 
 from __future__ import annotations
 
+import hashlib
 import sys
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import replace
@@ -87,6 +88,8 @@ class ItemSource:
         generated id.
         """
         number = item.origin.number if item.origin is not None else position
+        if len(item.id) > MAX_ID_CHARS:
+            item = _long_id(item, _where(item, number))
         count = self._seen.add(item.id, -(number + 1) if generated else number + 1)
         if count == 1:
             return item
@@ -138,7 +141,7 @@ class ItemSource:
                 return
             position = self.read
             self.read += 1
-            generated = isinstance(value, Mapping) and value.get("id") is None
+            generated = isinstance(value, Mapping) and value.get("id") in (None, "")
             if generated:
                 value = {**value, "id": self._ids(position)}
             yield self._labelled(self._unique(load_item(value, position), position, generated))
@@ -157,6 +160,22 @@ class ItemSource:
                 metadata=item.metadata,
                 load_error=f"item {item.id!r}: {exc}",
             )
+
+
+MAX_ID_CHARS = 1_000
+"""Characters an item id may hold; a longer one makes the item an error under a short id."""
+
+
+def _long_id(item: EvalItem, where: str) -> EvalItem:
+    """The error item of an id over :data:`MAX_ID_CHARS`: named by its start and SHA-256."""
+    digest = hashlib.sha256(item.id.encode("utf-8", "surrogatepass")).hexdigest()
+    return EvalItem(
+        id=f"{item.id[:100]}…#{digest[:16]}",
+        origin=item.origin,
+        load_error=f"{where}: the item id holds {len(item.id):,} characters, over the "
+        f"{MAX_ID_CHARS:,} an id may hold; this item is named by its first 100 characters "
+        f"and its SHA-256 ({digest})",
+    )
 
 
 def _where(item: EvalItem, number: int) -> str:

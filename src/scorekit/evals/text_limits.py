@@ -4,7 +4,7 @@ A scorer's memory grows with its input (``benchmarks/bench_memory.py`` measures 
 scorer's peak per MB of text: up to about 140 MB per MB for completeness, whose parser keeps a
 node per token), and a run holds an item's texts while all its scorers, and any scorer thread
 abandoned past ``scorer_timeout``, still work on them. So every item field is measured before
-scoring (its text, or the text of its messages, pieces and values added up), and the target's
+scoring (its text, or its messages', pieces' and values' text added up), and the target's
 output as it returns: a field longer than ``max_text_chars`` makes the item an ``error`` of
 type :class:`~scorekit.errors.TextLimitError` naming the field, its length and the limit, for
 every scorer, and the run goes on.
@@ -44,11 +44,11 @@ def check_max_text_chars(value: Any) -> int | None:
 
 
 def text_length(value: Any, stop: int | None = None) -> int:
-    """The characters of ``value``'s strings, added up (keys of mappings included).
+    """The characters of ``value``, its values added up.
 
-    Strings, numbers' text aside, are what scorers read: a message list counts its contents,
-    a context its pieces. Walks lists, tuples and mappings (a pydantic model or other object
-    counts as its ``str``'s length only when it is not a container).
+    Strings count their length, numbers their text (``12.5``: 4), a message list its contents'
+    values. Walks lists, tuples and mappings (their values; keys are field names); any other object
+    counts as one character.
 
     Args:
         value: an item field's value.
@@ -63,10 +63,13 @@ def text_length(value: Any, stop: int | None = None) -> int:
         if isinstance(current, str):
             total += len(current)
         elif isinstance(current, Mapping):
-            pending.extend(current.keys())
             pending.extend(current.values())
         elif isinstance(current, (list, tuple)):
             pending.extend(current)
+        elif isinstance(current, (int, float)):
+            total += len(repr(current))
+        elif current is not None:
+            total += 1
         if stop is not None and total > stop:
             break
     return total

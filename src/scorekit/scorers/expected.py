@@ -43,6 +43,7 @@ from scorekit.rounding import round_to_two_decimals
 
 __all__ = [
     "EXPECTED_TOP_LOGPROBS",
+    "AnyLabelReader",
     "LabelReader",
     "Scoring",
     "allowed_labels",
@@ -162,7 +163,30 @@ class LabelReader:
         return JudgeOutputError(message, raw_output=text)
 
 
-def reading(spec: SchemaSpec, reader: LabelReader | None) -> SchemaSpec:
+@dataclass(frozen=True)
+class AnyLabelReader:
+    """Reads the first of ``readers`` whose label field the reply writes (as a JSON key).
+
+    A step that asks for one label field but also accepts a reply in Mastra's shape (another
+    field, other weights: Hallucination's ``supported`` or ``verdict``, divergences.md row
+    107) reads the distribution where the reply has it; a reply with neither is read by the
+    first reader, which says what it did not find.
+    """
+
+    readers: tuple[LabelReader, ...]
+
+    @property
+    def top_logprobs(self) -> int:
+        """Alternatives per token to ask for (the first reader's)."""
+        return self.readers[0].top_logprobs
+
+    def read(self, value: Any, text: str, tokens: tuple[TokenLogprob, ...] | None) -> Any:
+        """:meth:`LabelReader.read` by the first reader whose field is in ``text``."""
+        found = next((r for r in self.readers if f'"{r.field}"' in text), self.readers[0])
+        return found.read(value, text, tokens)
+
+
+def reading(spec: SchemaSpec, reader: LabelReader | AnyLabelReader | None) -> SchemaSpec:
     """``spec`` with ``reader`` (``None``: ``spec`` as it is, ``scoring="label"``)."""
     return spec if reader is None else replace(spec, reader=reader)
 

@@ -82,9 +82,19 @@ class HallucinationVerdict(JudgeReply):
     @model_validator(mode="before")
     @classmethod
     def _support_from_mastras_verdict(cls, data: Any) -> Any:
-        if not isinstance(data, dict) or "supported" in data or "verdict" not in data:
+        if not isinstance(data, dict) or "verdict" not in data:
             return data
         label = normalise_label(data["verdict"])
+        if "supported" in data:  # both given: they must say the same; a null verdict is none
+            if label is None:
+                return {key: value for key, value in data.items() if key != "verdict"}
+            support = normalise_label(data["supported"])
+            if label in _OPPOSITE and support in _OPPOSITE and _OPPOSITE[label] != support:
+                raise ValueError(
+                    f'"supported": "{support}" and "verdict": "{label}" disagree; give '
+                    '"supported" only'
+                )
+            return data
         if label not in _OPPOSITE:
             return data  # refused as the verdict it is, below
         return {**data, "supported": _OPPOSITE[label]}

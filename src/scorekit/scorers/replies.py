@@ -370,7 +370,7 @@ class CountedReply(JudgeReply):
             raise ValueError(
                 f"{self.ITEMS} at positions {strays} do not come from the text given (fewer "
                 f"than a quarter of their words are in it: {quoted}); list only what the text "
-                "says"
+                "says, in its own words and its own language"
             )
 
 

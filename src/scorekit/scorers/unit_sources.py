@@ -11,18 +11,24 @@ query's terms to stand alone) must be at least :data:`MIN_FOUND`. A unit below
 it makes the reply invalid: it is sent back once for repair, naming the units, and a second
 such reply is an ``error`` with the raw reply kept.
 
-Words, as both sides are compared (:func:`words_of`): runs of letters and digits, lower-cased;
+Words, as both sides are compared (:func:`words_of`): runs of letters and digits, in Unicode
+normal form NFKC (``Müller`` written with a combining mark is ``Müller``), lower-cased;
 a Latin, Greek or Cyrillic word is cut to its first :data:`STEM` characters (``recommended``
 and ``recommends`` meet), words of one character and common English function words are left
 out, and a run of CJK, kana or Hangul characters, which has no spaces to split at, gives its
 two-character pieces. A unit without any such word (``"Yes."``) is not checked. The threshold
 is the one measured on real extractions: ``benchmarks/unit_sources.py`` (see
 ``docs/judge-quality.md``).
+
+A limit, by design: a unit in another language than its text (a judge that translates a German
+answer's claims into English) shares few words with it and is refused; the repair request asks
+for the text's own words and language, which a judge that follows instructions then gives.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 
 __all__ = ["MIN_FOUND", "STEM", "found_share", "stray_units", "words_of"]
@@ -50,7 +56,7 @@ _FUNCTION_WORDS = frozenset(_FUNCTION_WORD_LIST.split())
 def words_of(text: str) -> set[str]:
     """The words of ``text`` as units and texts are compared (module docstring)."""
     found: set[str] = set()
-    for run in _RUN.findall(text.lower()):
+    for run in _RUN.findall(unicodedata.normalize("NFKC", text).lower()):
         if _WIDE.search(run):
             found.update(run[i : i + 2] for i in range(max(1, len(run) - 1)))
         elif len(run) > 1 and run not in _FUNCTION_WORDS:

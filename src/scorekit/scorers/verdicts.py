@@ -55,6 +55,7 @@ from scorekit.pipeline import (
 from scorekit.rounding import js_number_text, round_to_two_decimals
 from scorekit.scorers.entry import ScorerEntry
 from scorekit.scorers.expected import (
+    AnyLabelReader,
     LabelReader,
     Scoring,
     check_scoring,
@@ -413,14 +414,14 @@ def verdict_scorer(
     units, verdicts, explain = recipe.units, recipe.verdicts, recipe.reason
     reason = check_reason(reason)
     items = verdicts.reply.ITEMS
-    read, read_weights = (
-        (verdicts.label, weights)
-        if verdicts.asked is None
-        else (verdicts.asked.field, verdicts.asked.weights)
-    )
-    reader = (
-        LabelReader.of(verdicts.reply, items, read, read_weights) if scoring == "expected" else None
-    )
+    reader: LabelReader | AnyLabelReader | None = None
+    if scoring == "expected":
+        reader = LabelReader.of(verdicts.reply, items, verdicts.label, weights)
+        if verdicts.asked is not None:  # the asked field, or a reply in Mastra's shape
+            asked = LabelReader.of(
+                verdicts.reply, items, verdicts.asked.field, verdicts.asked.weights
+            )
+            reader = AnyLabelReader((asked, reader))
 
     async def units_step(ctx: StepContext) -> str | LocalResult | NotScorable:
         if context is not None:

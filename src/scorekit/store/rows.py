@@ -25,7 +25,7 @@ from scorekit.items import ItemResult
 from scorekit.results import ScorerRunResult
 from scorekit.steps import record_values
 from scorekit.store.records import ORIGIN_FIELDS, RunSource
-from scorekit.store.stored_text import cut_text
+from scorekit.store.stored_text import cut_list, cut_text
 
 __all__ = ["origin_values", "result_rows"]
 
@@ -59,19 +59,23 @@ def _clean(value: Any) -> Any:
     if isinstance(value, str):
         return _text(cut_text(value))
     if isinstance(value, list):
-        return [_clean(item) for item in value]
+        return [_clean(item) for item in cut_list(value)]
     if isinstance(value, dict):
-        return {_text(str(key)): _clean(item) for key, item in value.items()}
+        return {_text(cut_text(str(key))): _clean(item) for key, item in value.items()}
     return value
 
 
 def _json(value: Any) -> Any:
     # step results may be pydantic models, inputs may be any object: keep what JSON can hold;
-    # bytes become base64, NaN and infinities null (standard JSON, which PostgreSQL requires)
-    plain = to_jsonable_python(
-        value, fallback=repr, serialize_unknown=True, bytes_mode="base64", inf_nan_mode="null"
-    )
-    return _clean(plain)
+    # bytes become base64, NaN and infinities null (standard JSON, which PostgreSQL requires);
+    # a value nested too deep to serialise is stored as a note saying so, never ending the run
+    try:
+        plain = to_jsonable_python(
+            value, fallback=repr, serialize_unknown=True, bytes_mode="base64", inf_nan_mode="null"
+        )
+        return _clean(plain)
+    except (ValueError, RecursionError) as exc:
+        return f"[not stored by scorekit: {type(exc).__name__}: {str(exc)[:200]}]"
 
 
 def _reason(value: Any) -> str | None:

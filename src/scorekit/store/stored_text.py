@@ -20,10 +20,13 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["STORED_TEXT_CHARS", "capped", "cut_text"]
+__all__ = ["STORED_LIST_ITEMS", "STORED_TEXT_CHARS", "capped", "cut_list", "cut_text"]
 
 STORED_TEXT_CHARS = 100_000
 """Characters of one text a store row, an ``--out`` line or a report keeps."""
+
+STORED_LIST_ITEMS = 10_000
+"""Items of one list a store row, an ``--out`` line or a report keeps (the rest are counted)."""
 
 
 def cut_text(text: str, limit: int = STORED_TEXT_CHARS) -> str:
@@ -41,22 +44,42 @@ def cut_text(text: str, limit: int = STORED_TEXT_CHARS) -> str:
     return f"{text[:limit]}… [cut by scorekit: {len(text):,} characters in all, sha256 {digest}]"
 
 
-def capped(value: Any, limit: int = STORED_TEXT_CHARS) -> Any:
-    """``value`` with every string in it cut by :func:`cut_text` (lists, tuples, mappings walked).
+def cut_list(items: list[Any], limit: int = STORED_LIST_ITEMS) -> list[Any]:
+    """``items``, or its first ``limit`` items and a note of how many there were.
 
-    Returns ``value`` itself when nothing in it is longer than ``limit``; otherwise a copy
-    (tuples become lists, mappings dicts) with the long strings cut. Keys are not cut.
+    Example:
+        >>> cut_list([1, 2, 3], 2)
+        [1, 2, '… [cut by scorekit: 3 items in all]']
+    """
+    if len(items) <= limit:
+        return items
+    return [*items[:limit], f"… [cut by scorekit: {len(items):,} items in all]"]
+
+
+def capped(value: Any, limit: int = STORED_TEXT_CHARS) -> Any:
+    """``value`` with its long strings (keys too) and lists cut.
+
+    Strings are cut by :func:`cut_text`, lists by :func:`cut_list`; lists, tuples and mappings
+    are walked. Returns ``value`` itself when nothing in it is too long; otherwise a copy
+    (tuples become lists, mappings dicts) with the long strings and lists cut.
     """
     if isinstance(value, str):
         return cut_text(value, limit) if len(value) > limit else value
     if isinstance(value, Mapping):
-        items = {key: capped(item, limit) for key, item in value.items()}
-        if all(items[key] is item for key, item in value.items()):
+        items = {
+            (cut_text(key, limit) if isinstance(key, str) else key): capped(item, limit)
+            for key, item in value.items()
+        }
+        if len(items) == len(value) and all(
+            key in value and items[key] is value[key] for key in items
+        ):
             return value
         return items
     if isinstance(value, (list, tuple)):
-        parts = [capped(item, limit) for item in value]
-        if all(new is old for new, old in zip(parts, value, strict=True)):
+        parts = [capped(item, limit) for item in cut_list(list(value))]
+        if len(parts) == len(value) and all(
+            new is old for new, old in zip(parts, value, strict=True)
+        ):
             return value
         return parts
     return value
