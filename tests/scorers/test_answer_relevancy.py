@@ -100,6 +100,9 @@ def test_results_prompt_numbers_statements_and_sets_language() -> None:
     assert "1. パリです。\n2. チーズが好き。" in prompt
     assert "Give exactly 2 results" in prompt
     assert "in the language the user's query is written in" in prompt
+    # row 109: a statement that answers nothing is off the question
+    assert "when it answers\n  nothing: it only says that the answer is unknown or not given" in prompt
+    assert '"The context does not say what colour the sky is." is no.' in prompt
 
 
 @pytest.mark.parametrize(

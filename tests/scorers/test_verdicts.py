@@ -11,7 +11,9 @@ scorers' requests did not change. Every key changed again with the reply budgets
 version 3: each request's ``max_tokens`` follows from its schema's bound, and the schemas bound
 their free text and lists, judge/budget.py), and Hallucination's analyze request once more when
 its judge was asked whether the context supports each claim instead of whether it is a
-hallucination (row 107). A change of these keys must always be such a deliberate one.
+hallucination (row 107), and Answer Relevancy's when its judge was told that a statement that
+answers nothing is off the question (row 109). A change of these keys must always be such a
+deliberate one.
 """
 
 from __future__ import annotations
@@ -122,7 +124,7 @@ CASES: dict[str, tuple[Factory, dict[str, Any], dict[str, Any], list[Any], float
         5.0,
         [
             "71368851f9de89e5f031daeff9e10c56f45241f33e52c295673d5e27f79445f1",
-            "5efd2cdf006e0728ecb8dab151859c6294961d81235dd7ad3eda20ef994f468e",
+            "91c0bb49c22fa74c854b093dbab2228ef6e29755e9ea297f17981de0b138d110",
             "7c4e2d31199f727e8ddada5dc61cb84404489fe23b84317da12d17c05849e6a2",
         ],
     ),

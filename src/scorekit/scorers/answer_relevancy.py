@@ -137,12 +137,16 @@ Give exactly {len(statements)} results, one per statement, in the same order:
 - "result": "yes" when the statement answers or directly addresses the question;
   "unsure" when it is partly relevant: it gives the right kind of answer but a wrong or vague
   one, or useful context that does not answer the question itself;
-  "no" when it is off the question, even if it is about the same subject, or empty.
+  "no" when it is off the question, even if it is about the same subject; when it answers
+  nothing: it only says that the answer is unknown or not given (by a document, the context or
+  anyone), describes a source instead of answering, or repeats the question; or when it is
+  empty.
 - "reason": one sentence.
 {LANGUAGE_RULE}
 
 Example: for "What colour is the sky during the day?", "The sky is blue on clear days." is yes,
-"The sky is green." is unsure (a direct but wrong answer), and "Birds fly in the sky." is no.
+"The sky is green." is unsure (a direct but wrong answer), "Birds fly in the sky." is no, and
+"The context does not say what colour the sky is." is no.
 
 Answer with JSON only: {{"results": [{{"result": "yes", "reason": "..."}}]}}"""
 
