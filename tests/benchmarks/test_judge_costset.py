@@ -178,7 +178,11 @@ def _scripted(body: Any) -> Reply:
     if spec.get("name") == "Claims":
         if "four" in prompt:
             return Reply('{"claim": 1}', prompt_tokens=300, completion_tokens=9)
-        claims = ["one", "two"][: schema["properties"]["claims"]["maxItems"]]
+        # two claims taken from the answer, as the unit rule wants (divergences.md row 108)
+        asked = next(m["content"] for m in body["messages"] if "Text:\n" in str(m["content"]))
+        text = asked.split("Text:\n")[1].split("\n\nAnswer with")[0]
+        halves = [text, text[: len(text) // 2]] if len(text) > 100 else [text]
+        claims = halves[: schema["properties"]["claims"]["maxItems"]]
         return Reply(json.dumps({"claims": claims}), prompt_tokens=300, completion_tokens=20)
     if spec.get("name") == "FaithfulnessVerdicts":
         count = schema["properties"]["verdicts"]["minItems"]

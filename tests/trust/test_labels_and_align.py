@@ -41,7 +41,7 @@ def _items(count: int = 40, labelled: int = 30) -> list[dict[str, object]]:
 
 def _expected_pairs(count: int = 40, labelled: int = 30) -> tuple[list[float], list[float]]:
     scores, labels = [], []
-    for i in range(labelled):
+    for i in sorted(range(labelled), key=lambda n: f"q{n}"):  # align reads in item-id order
         same = i % 2 == 0
         scores.append(1.0 if same else 0.0)
         labels.append(float(same if i % 5 != 4 else not same))
@@ -61,7 +61,7 @@ def test_dataset_labels_are_stored_and_aligned(store_db: str | Path) -> None:
     assert (one.scored, one.labelled) == (40, 30)
     assert one.agreement == agreement(scores, labels, resamples=500)
     assert one.agreement.confusion == {"tp": 12, "fp": 3, "fn": 3, "tn": 12}
-    unlabelled = [1.0 if i % 2 == 0 else 0.0 for i in range(30, 40)]
+    unlabelled = [1.0 if i % 2 == 0 else 0.0 for i in sorted(range(30, 40), key=lambda n: f"q{n}")]
     assert one.estimate == ppi_mean(labels, scores, unlabelled)
 
 

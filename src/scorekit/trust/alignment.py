@@ -112,7 +112,8 @@ def align(
     aligned = {}
     for scorer_id in chosen:
         scored = scores[scorer_id]
-        pairs = [(scored[i], lab.label) for (i, s), lab in found.items()
+        # in item-id order, so the figures do not depend on the order the rows were written
+        pairs = [(scored[i], lab.label) for (i, s), lab in sorted(found.items())
                  if s == scorer_id and i in scored]  # fmt: skip
         labelled_ids = {i for (i, s) in found if s == scorer_id and i in scored}
         figures = agreement(
@@ -123,7 +124,7 @@ def align(
             seed=seed,
             min_labels=min_labels,
         )
-        unlabelled = [score for item, score in scored.items() if item not in labelled_ids]
+        unlabelled = [score for item, score in sorted(scored.items()) if item not in labelled_ids]
         aligned[scorer_id] = Alignment(
             scorer_id, len(scored), len(pairs), figures,
             _estimate(pairs, unlabelled, resamples, seed, min_labels),
