@@ -16,6 +16,10 @@ The run's per-field limit (``max_text_chars``, a million characters by default,
 :mod:`scorekit.evals.text_limits`) bounds what a scorer is given; at that limit the largest
 figure (completeness, about 130 to 160 MiB per MB) is what one item can cost.
 
+The agent scorers (the tool checks, code tool-call accuracy, trajectory accuracy, the unified
+trajectory scorer) read tool calls and trajectory steps, not prose: each is measured the same
+way on an output of 10,000 calls or steps, its size the output's JSON in MB.
+
 Run: ``.venv/bin/python benchmarks/bench_memory.py [--sizes 500000 1000000]``
 """
 
@@ -53,6 +57,60 @@ after = status("VmHWM:")
 print(json.dumps({{"before_kib": before, "after_kib": after, "status": result.status}}))
 """
 
+_AGENT_CHILD = """
+import json, sys
+sys.path.insert(0, {here!r})
+from bench_code_scorers import assistant, trajectory
+from scorekit import checks
+from scorekit.scorers import (
+    create_tool_call_accuracy_scorer_code,
+    create_trajectory_accuracy_scorer_code,
+    create_trajectory_scorer_code,
+)
+name, count = sys.argv[1], int(sys.argv[2])
+steps = trajectory(count, shift=1)["steps"]
+scorers = {{
+    "check-called-tool": (checks.called_tool("search"), assistant),
+    "check-tool-order": (checks.tool_order(["search", "weather", "calendar"]), assistant),
+    "check-no-tool-errors": (checks.no_tool_errors(), assistant),
+    "tool-call-accuracy-code": (
+        create_tool_call_accuracy_scorer_code(expected_tool_order=["search", "weather"]),
+        assistant,
+    ),
+    "trajectory-accuracy (relaxed)": (
+        create_trajectory_accuracy_scorer_code(expected_trajectory=steps), None
+    ),
+    "trajectory (unified)": (
+        create_trajectory_scorer_code(defaults={{"steps": steps, "max_steps": count}}), None
+    ),
+}}
+scorer, make = scorers[name]
+build = (lambda n: make("ok", n)) if make is not None else (lambda n: trajectory(n))
+scorer.run_sync(input="q", output=build(3))
+output = build(count)
+size = len(json.dumps(output))
+def status(key):
+    with open("/proc/self/status") as handle:
+        return next(int(line.split()[1]) for line in handle if line.startswith(key))
+with open("/proc/self/clear_refs", "w") as handle:
+    handle.write("5")
+before = status("VmRSS:")
+result = scorer.run_sync(input="q", output=output)
+after = status("VmHWM:")
+print(json.dumps({{"before_kib": before, "after_kib": after, "status": result.status,
+                  "bytes": size}}))
+"""
+
+AGENT_SCORERS = (
+    "check-called-tool",
+    "check-tool-order",
+    "check-no-tool-errors",
+    "tool-call-accuracy-code",
+    "trajectory-accuracy (relaxed)",
+    "trajectory (unified)",
+)
+"""The agent scorers, measured on outputs of many tool calls or trajectory steps."""
+
 SLOW = {"textual-difference": 10}
 """Scorers measured at a fraction of each size (quadratic time)."""
 
@@ -71,6 +129,25 @@ def measure(name: str, text: str, size: int) -> dict[str, float | str]:
     found = json.loads(done.stdout.splitlines()[-1])
     grown_mib = (found["after_kib"] - found["before_kib"]) / 1024
     return {"grown_mib": grown_mib, "per_mb": grown_mib / (size / 1e6), "status": found["status"]}
+
+
+def measure_agent(name: str, count: int) -> dict[str, float | str]:
+    """One fresh process: the peak growth in MiB and per MB of the output's JSON."""
+    done = subprocess.run(
+        [sys.executable, "-c", _AGENT_CHILD.format(here=str(HERE)), name, str(count)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    found = json.loads(done.stdout.splitlines()[-1])
+    grown_mib = (found["after_kib"] - found["before_kib"]) / 1024
+    per_mb = grown_mib / (found["bytes"] / 1e6)
+    return {
+        "grown_mib": grown_mib,
+        "per_mb": per_mb,
+        "status": found["status"],
+        "mb": found["bytes"] / 1e6,
+    }
 
 
 def main() -> int:
@@ -95,6 +172,15 @@ def main() -> int:
             note = "" if at == size else f" (at {at:,})"
             cells.append(f"{found['grown_mib']:.1f}, {found['per_mb']:.1f}{note} {found['status']}")
         print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
+    print("\n| agent scorer | 10,000 calls / steps: MB of JSON, MiB grown, MiB per MB |")
+    print("|---|---|")
+    for name in AGENT_SCORERS:
+        found = measure_agent(name, 10_000)
+        print(
+            f"| {name} | {found['mb']:.2f}, {found['grown_mib']:.1f}, "
+            f"{found['per_mb']:.1f} {found['status']} |",
+            flush=True,
+        )
     return 0
 
 
