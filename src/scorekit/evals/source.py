@@ -15,7 +15,6 @@ read.
 
 from __future__ import annotations
 
-import hashlib
 import sys
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import replace
@@ -25,6 +24,7 @@ from scorekit.datasets.generated_ids import GeneratedIds, given_in
 from scorekit.errors import ConfigError
 from scorekit.evals.seen_ids import SeenIds
 from scorekit.items import EvalItem, load_item
+from scorekit.store.stored_text import text_sha256
 
 __all__ = ["ItemSource"]
 
@@ -94,16 +94,12 @@ class ItemSource:
         if count == 1:
             return item
         if generated:
-            renamed = item.id + "'"
-            while renamed in self._seen:
-                renamed += "'"
+            renamed = self._unseen(item.id + "'")
             self._seen.add(renamed, -(number + 1))
             return replace(item, id=renamed)
         first = self._seen.place(item.id)
         here, there = _where(item, number), _where(item, abs(first) - 1)
-        renamed = f"{item.id}#{count}"
-        while renamed in self._seen:
-            renamed += "'"
+        renamed = self._unseen(f"{item.id}#{count}")
         self._seen.add(renamed)
         why = (
             f"{here}: item id {item.id!r} is the name given to {there}, which has no id (an "
@@ -120,6 +116,12 @@ class ItemSource:
             origin=item.origin,
             load_error=why,
         )
+
+    def _unseen(self, name: str) -> str:
+        """``name``, with a ``'`` added while the run has read an id of that name."""
+        while name in self._seen:
+            name += "'"
+        return name
 
     async def _entries(self) -> AsyncIterator[Any]:
         if hasattr(self._data, "__aiter__"):
@@ -168,7 +170,7 @@ MAX_ID_CHARS = 1_000
 
 def _long_id(item: EvalItem, where: str) -> EvalItem:
     """The error item of an id over :data:`MAX_ID_CHARS`: named by its start and SHA-256."""
-    digest = hashlib.sha256(item.id.encode("utf-8", "surrogatepass")).hexdigest()
+    digest = text_sha256(item.id)
     return EvalItem(
         id=f"{item.id[:100]}…#{digest[:16]}",
         origin=item.origin,

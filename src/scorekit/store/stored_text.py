@@ -20,7 +20,14 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["STORED_LIST_ITEMS", "STORED_TEXT_CHARS", "capped", "cut_list", "cut_text"]
+__all__ = [
+    "STORED_LIST_ITEMS",
+    "STORED_TEXT_CHARS",
+    "capped",
+    "cut_list",
+    "cut_text",
+    "text_sha256",
+]
 
 STORED_TEXT_CHARS = 100_000
 """Characters of one text a store row, an ``--out`` line or a report keeps."""
@@ -40,8 +47,13 @@ def cut_text(text: str, limit: int = STORED_TEXT_CHARS) -> str:
     """
     if len(text) <= limit:
         return text
-    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    digest = text_sha256(text)
     return f"{text[:limit]}… [cut by scorekit: {len(text):,} characters in all, sha256 {digest}]"
+
+
+def text_sha256(text: str) -> str:
+    """The SHA-256 of ``text``'s UTF-8 bytes (lone surrogates as such), in hex."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def cut_list(items: list[Any], limit: int = STORED_LIST_ITEMS) -> list[Any]:
