@@ -76,6 +76,47 @@ def ours_on(path: Path, keys: list[str]) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
+def run_mastra(base: str, scorer: str, rows: list[Any], out: Path | None) -> list[Any] | None:
+    """Mastra's outcome per row, in row order; each is appended to ``out`` as Node prints it.
+
+    Rows already in ``out`` (by key) are not sent again, so an interrupted run resumes.
+    """
+    done: dict[str, Any] = {}
+    if out is not None and out.exists():
+        for line in out.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                record = json.loads(line)
+                done[record["key"]] = record
+    todo = [r for r in rows if r.key not in done]
+    payload = "".join(
+        json.dumps({"key": r.key, "question": r.question, "context": r.contexts[0],
+                    "answer": r.answer}) + "\n"
+        for r in todo
+    )  # fmt: skip
+    if todo:
+        with subprocess.Popen(
+            ["node", "mastra_scorers.mjs", base, scorer], cwd=HERE, stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, text=True,
+        ) as node:  # fmt: skip
+            assert node.stdin is not None and node.stdout is not None
+            node.stdin.write(payload)
+            node.stdin.close()
+            for line in node.stdout:
+                if not line.strip():
+                    continue
+                record = json.loads(line)
+                done[record["key"]] = record
+                if out is not None:
+                    with out.open("a", encoding="utf-8") as sink:
+                        sink.write(line if line.endswith("\n") else line + "\n")
+                print(f"{len(done)}/{len(rows)} {record['key']} score={record['score']}",
+                      flush=True)  # fmt: skip
+        if node.returncode != 0:
+            print(f"node exited with {node.returncode}", file=sys.stderr)
+            return None
+    return [done[r.key] for r in rows]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", required=True)
@@ -96,21 +137,9 @@ def main() -> int:
     rows = balanced_sample(load_ares(LABELS[args.scorer]), args.rows, args.seed)
     rows = [cut_row(r, cutter) for r in rows]
     base = server.start().rstrip("/") + "/v1"
-    payload = "".join(
-        json.dumps({"key": r.key, "question": r.question, "context": r.contexts[0],
-                    "answer": r.answer}) + "\n"
-        for r in rows
-    )  # fmt: skip
-    done = subprocess.run(
-        ["node", "mastra_scorers.mjs", base, args.scorer], cwd=HERE, input=payload,
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    if done.returncode != 0:
-        print(done.stderr[-2000:], file=sys.stderr)
+    mastra = run_mastra(base, args.scorer, rows, args.out)
+    if mastra is None:
         return 1
-    mastra = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
-    if args.out is not None:
-        args.out.write_text(done.stdout, encoding="utf-8")
     labels = [r.label for r in rows]
     table = {"mastra": figures(labels, mastra)}
     if args.ours is not None:
