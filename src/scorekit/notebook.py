@@ -10,6 +10,7 @@ nothing else of scorekit (results are read through the :class:`Shown` protocol).
 
 from __future__ import annotations
 
+import math
 from html import escape
 from typing import Any, Protocol
 
@@ -19,6 +20,7 @@ __all__ = [
     "Shown",
     "cell",
     "head",
+    "money_text",
     "result_html",
     "score_colour",
     "score_text",
@@ -111,6 +113,36 @@ def score_text(score: float | None, digits: int = 4) -> str:
         ('0.6250', '—', '0.62')
     """
     return "—" if score is None else f"{score:.{digits}f}"
+
+
+def money_text(dollars: float | None) -> str:
+    """US dollars as every view shows them; ``—`` for an unknown amount (never ``$0``).
+
+    The one formatter of money: the terminal (``runs``, ``show``, a budget stop), the report
+    and the viewer (their ``money`` template filter). From $1: cents, with thousands
+    separators; below: 4 decimals; below $0.0001: two significant digits, so a small cost
+    never reads as nothing; exactly 0: ``$0``.
+
+    Args:
+        dollars: the amount in US dollars (finite), or ``None`` for an unknown one.
+
+    Example:
+        >>> money_text(0.0042), money_text(1.234), money_text(1234.5), money_text(0.01234)
+        ('$0.0042', '$1.23', '$1,234.50', '$0.0123')
+        >>> money_text(0.0000189), money_text(0), money_text(None)
+        ('$0.000019', '$0', '—')
+    """
+    if dollars is None:
+        return "—"
+    if dollars == 0:
+        return "$0"
+    sign, amount = ("-" if dollars < 0 else ""), abs(dollars)
+    if amount >= 0.99995:  # what 4 decimals would round to $1.0000 reads as cents
+        return f"{sign}${amount:,.2f}"
+    if amount >= 0.0001:
+        return f"{sign}${amount:.4f}"
+    digits = 1 - math.floor(math.log10(amount))  # two significant digits
+    return f"{sign}${amount:.{digits}f}"
 
 
 def result_html(result: Shown) -> str:

@@ -27,10 +27,13 @@ from scorekit.errors import ConfigError
 __all__ = [
     "FREE_PROVIDERS",
     "PRICES_AS_OF",
+    "PRICES_KEY",
     "PRICE_TABLE",
     "Price",
     "PriceTable",
     "parse_price",
+    "resumed_prices",
+    "stored_prices",
 ]
 
 PRICES_AS_OF = "2026-03"
@@ -199,6 +202,12 @@ class PriceTable:
     """
 
     def __init__(self, overrides: Mapping[str, Any] | None = None, *, source: str = "user") -> None:
+        if overrides is not None and not isinstance(overrides, Mapping):
+            raise ConfigError(
+                "prices map each judge model (provider/model) to its price, not "
+                f"{type(overrides).__name__}",
+                field="prices",
+            )
         self.overrides: dict[str, Price] = {}
         for model, value in (overrides or {}).items():
             if not isinstance(model, str) or "/" not in model:
@@ -232,3 +241,71 @@ class PriceTable:
         """The known prices of ``models``, by model (unknown ones left out)."""
         found = {model: self.price(model) for model in models}
         return {model: price for model, price in found.items() if price is not None}
+
+    def to_stored(self, models: list[str]) -> dict[str, dict[str, Any]]:
+        """What a stored run keeps under :data:`PRICES_KEY`: each priced model's price.
+
+        Example:
+            >>> PriceTable({"openai/m": [1, 2]}, source="config").to_stored(["openai/m", "x/y"])
+            {'openai/m': {'input_per_mtok': 1, 'output_per_mtok': 2, 'source': 'config'}}
+        """
+        return {model: price.to_dict() for model, price in self.prices_of(models).items()}
+
+
+PRICES_KEY = "prices"
+"""The key of a stored run's config holding the prices it ran with (model → price dict)."""
+
+
+def stored_prices(config: Any) -> dict[str, Price] | None:
+    """The prices a stored run ran with (model → price), read from its config.
+
+    ``None`` for a run stored before prices were kept (its cost is unknown). An entry that is
+    not a price (a damaged row) is left out: that model reads as unpriced, never as free.
+
+    Example:
+        >>> stored_prices({"prices": {"openai/m": {"input_per_mtok": 1, "output_per_mtok": 2}}})
+        {'openai/m': Price(input_per_mtok=1, output_per_mtok=2, source='stored')}
+        >>> stored_prices({"model": "openai/m"}) is None
+        True
+    """
+    found = config.get(PRICES_KEY) if isinstance(config, Mapping) else None
+    if not isinstance(found, Mapping):
+        return None
+    prices: dict[str, Price] = {}
+    for model, value in found.items():
+        try:
+            prices[str(model)] = Price.from_value(value, "stored")
+        except ConfigError:
+            continue
+    return prices
+
+
+def resumed_prices(stored: Any, table: PriceTable, models: list[str]) -> dict[str, dict[str, Any]]:
+    """The prices a resumed run keeps (:data:`PRICES_KEY`), given those it stored.
+
+    A model keeps its stored price unless this invocation gives it one of its own (an
+    override: ``--price``, ``prices:``, ``prices=``); a model stored without a price takes this
+    invocation's. So the cost of the results already stored is read at the price they ran
+    with, unless the user corrects it.
+
+    Args:
+        stored: the stored run's ``prices`` (model → price dict), or ``None``.
+        table: this invocation's prices.
+        models: the run's judge models.
+
+    Example:
+        >>> stored = {"openai/gpt-4o": {"input_per_mtok": 9, "output_per_mtok": 9}}
+        >>> kept = resumed_prices(stored, PriceTable(), ["openai/gpt-4o", "openai/gpt-4o-mini"])
+        >>> [(m, p["input_per_mtok"]) for m, p in sorted(kept.items())]
+        [('openai/gpt-4o', 9), ('openai/gpt-4o-mini', 0.15)]
+        >>> given = PriceTable({"openai/gpt-4o": [1, 2]}, source="--price")
+        >>> resumed_prices(stored, given, ["openai/gpt-4o"])["openai/gpt-4o"]["source"]
+        '--price'
+    """
+    now = table.to_stored(models)
+    kept = dict(stored) if isinstance(stored, Mapping) else {}
+    merged = {**now, **{model: kept[model] for model in models if model in kept}}
+    for model in now:
+        if model in table.overrides or _SNAPSHOT.sub("", model) in table.overrides:
+            merged[model] = now[model]
+    return merged
