@@ -164,11 +164,12 @@ class JudgeBudgetError(JudgeError):
     ``--resume`` with a larger budget scores them (:mod:`scorekit.judge.spending`).
 
     Attributes:
-        limit: the budget's name (``"max_judge_calls"`` or ``"max_judge_tokens"``).
-        budget: its value.
+        limit: the budget's name (``"max_judge_calls"``, ``"max_judge_tokens"`` or
+            ``"max_cost"``).
+        budget: its value (calls, tokens, or US dollars).
     """
 
-    def __init__(self, message: str, *, limit: str = "", budget: int = 0) -> None:
+    def __init__(self, message: str, *, limit: str = "", budget: float = 0) -> None:
         super().__init__(message)
         self.limit = limit
         self.budget = budget

@@ -137,6 +137,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             f"judge are skipped and the session fails [ini scorekit_max_judge_{kind}]",
         )
         parser.addini(f"scorekit_max_judge_{kind}", f"hard budget of {what}", default=None)
+    group.addoption(
+        "--scorekit-max-cost",
+        default=None,
+        type=float,
+        metavar="DOLLARS",
+        help="hard budget of the session's judge money (US dollars, at the price table's or "
+        "[tool.scorekit] prices): once spent, tests that would call the judge are skipped and "
+        "the session fails [ini scorekit_max_cost]",
+    )
+    parser.addini("scorekit_max_cost", "hard budget of judge money (US dollars)", default=None)
     parser.addini("scorekit_model", "judge model of the scorekit_judge fixture", default=None)
     parser.addini("scorekit_db", "database of the session's stored run", default=None)
     parser.addini(
@@ -187,27 +197,37 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _ledger(config: pytest.Config) -> SpendingLedger | None:
-    """The session's judge budget; under xdist each worker holds an equal share of it."""
+    """The session's judge budget; under xdist each worker holds an equal share of it.
+
+    A money budget (``--scorekit-max-cost``) reads the price table and ``prices`` of
+    ``[tool.scorekit]`` (model → ``[IN, OUT]`` dollars per million tokens).
+    """
     limits = {
-        f"max_judge_{kind}": _setting(
-            config, f"scorekit_max_judge_{kind}", None, f"scorekit_max_judge_{kind}",
-            f"max_judge_{kind}",
-        )
-        for kind in ("calls", "tokens")
-    }  # fmt: skip
+        name: _setting(config, f"scorekit_{name}", None, f"scorekit_{name}", name)
+        for name in ("max_judge_calls", "max_judge_tokens", "max_cost")
+    }
     if all(value is None for value in limits.values()):
         return None
     from scorekit.errors import ConfigError
+    from scorekit.judge.prices import PriceTable
     from scorekit.judge.spending import JudgeBudget, SpendingLedger
 
     worker = getattr(config, "workerinput", {})
     workers = int(worker.get("workercount", 1))
     index = int(str(worker.get("workerid", "gw0")).removeprefix("gw") or 0)
     try:
-        budget = JudgeBudget(**{k: None if v is None else int(v) for k, v in limits.items()})
-    except (ConfigError, ValueError) as exc:
+        calls, tokens, money = (
+            limits[n] for n in ("max_judge_calls", "max_judge_tokens", "max_cost")
+        )
+        budget = JudgeBudget(
+            None if calls is None else int(calls),
+            None if tokens is None else int(tokens),
+            None if money is None else float(money),
+        )
+        prices = PriceTable(_pyproject(config).get("prices"), source="[tool.scorekit] prices")
+    except (ConfigError, ValueError, TypeError) as exc:
         raise pytest.UsageError(f"scorekit: {exc}") from exc
-    return SpendingLedger.share(budget, index, workers)
+    return SpendingLedger.share(budget, index, workers, prices)
 
 
 def _group(item: pytest.Item) -> tuple[str, MarkerSpec] | None:

@@ -138,14 +138,15 @@ class SessionScores:
     def spent(self, ledger: Mapping[str, Any], skipped: int) -> None:
         """Add a judge budget's figures (one process's share) and the tests it skipped.
 
-        :attr:`budget_stop` is set once any share skipped a test; the shares' budgets, calls
-        and tokens add up to the session's.
+        :attr:`budget_stop` is set once any share skipped a test; the shares' budgets, calls,
+        tokens and money (under a money budget) add up to the session's.
         """
         stop = self.budget_stop or {"limit": None, "budget": {}, "calls": 0, "tokens": 0,
                                     "unscored": 0}  # fmt: skip
         budget = dict(stop["budget"])
         for name, value in ledger["budget"].items():
-            budget[name] = int(budget.get(name, 0)) + int(value)
+            total = budget.get(name, 0) + value  # calls and tokens: ints; max_cost: dollars
+            budget[name] = round(total, 12) if isinstance(total, float) else total  # shares' sum
         self.budget_stop = {
             "limit": stop["limit"] or (ledger["limit"] if skipped else None),
             "budget": budget,
@@ -153,6 +154,8 @@ class SessionScores:
             "tokens": int(stop["tokens"]) + int(ledger["tokens"]),
             "unscored": int(stop["unscored"]) + skipped,
         }
+        if "cost" in stop or "cost" in ledger:
+            self.budget_stop["cost"] = float(stop.get("cost", 0.0)) + float(ledger.get("cost", 0.0))
 
     @property
     def stopped(self) -> bool:
