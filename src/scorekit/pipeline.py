@@ -178,6 +178,21 @@ class Scorer:
     def __deepcopy__(self, memo: dict[int, Any]) -> Scorer:
         return self
 
+    @property
+    def judge_models(self) -> list[str]:
+        """The model ids (``"provider/model"``) of its judges, once each.
+
+        Its default judge first, then any prompt step's own judge; ``[]`` for a scorer of plain
+        functions (no judge call, no cost). What a run's price check and its stored prices read.
+        """
+        found: dict[str, None] = {}
+        if self.judge is not None:
+            found[self.judge.model_id] = None
+        for _, step in self._steps:
+            if isinstance(step, PromptStep) and step.judge is not None:
+                found[step.judge.model_id] = None
+        return list(found)
+
     def with_spec(self, spec: Rebuildable | None) -> Scorer:
         """Return this scorer carrying ``spec``, the data that builds it again.
 

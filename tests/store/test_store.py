@@ -60,6 +60,7 @@ def test_a_run_is_stored_with_every_field(store_db: str | Path) -> None:
         assert run.config == {
             "dataset": "inline",
             "max_error_rate": {"length": 0.0, "picky": 0.5},
+            "prices": {},  # code scorers: no judge model to price
         }
         assert run.thresholds == {"length": 0.4}
         assert run.scorer_ids == ["length", "picky"]

@@ -24,6 +24,7 @@ from scorekit._sync import hold_interrupts
 from scorekit.errors import ConfigError, StoreError
 from scorekit.items import ItemResult
 from scorekit.judge.cache import PROMPT_VERSION
+from scorekit.judge.prices import PRICES_KEY, PriceTable, resumed_prices
 from scorekit.pipeline import Scorer
 from scorekit.results import ScorerRunResult
 from scorekit.store.records import (
@@ -138,6 +139,17 @@ def _scorer_row(scorer: Scorer | Mapping[str, Any]) -> dict[str, Any]:
     return row
 
 
+def _judge_models(scorers: Sequence[Scorer | Mapping[str, Any]]) -> list[str]:
+    """The judge models of a run's scorers (a row's ``judge``), once each, in order."""
+    found: dict[str, None] = {}
+    for scorer in scorers:
+        if isinstance(scorer, Scorer):
+            found.update(dict.fromkeys(scorer.judge_models))
+        elif isinstance(scorer, Mapping) and isinstance(scorer.get("judge"), str):
+            found[scorer["judge"]] = None
+    return list(found)
+
+
 def _options_with_defaults(scorer: Scorer) -> dict[str, Any] | None:
     """A registry-built scorer's options with its factory's defaults filled in, as JSON data."""
     from scorekit.scorers.registry import ScorerSpec, get_entry  # loaded by build_scorer already
@@ -199,6 +211,7 @@ class RunRecorder:
         self._max_pending = max_pending
         self._writer: ResultWriter | None = None
         self._scorer_ids: frozenset[str] = frozenset()
+        self._models: list[str] | None = None  # the judge models of a loaded run's scorers
         self._finished = False
         self.run_id: str | None = None
         """The recorded run's id, once started or resumed."""
@@ -241,6 +254,7 @@ class RunRecorder:
         config: Mapping[str, Any] | None = None,
         thresholds: Mapping[str, float] | None = None,
         max_error_rates: Mapping[str, float] | None = None,
+        prices: PriceTable | None = None,
     ) -> str:
         """Record a new run (status ``running``) and start its writer.
 
@@ -252,6 +266,10 @@ class RunRecorder:
             thresholds: scorer id → minimum mean.
             max_error_rates: scorer id → the error-rate limit of the verdict; stored in the
                 run's config under ``max_error_rate`` (:data:`ERROR_LIMITS_KEY`).
+            prices: the prices the run uses (``None``: the price table); the price of each
+                judge model of ``scorers`` that has one is stored in the run's config under
+                ``prices`` (model → ``Price.to_dict()``), so the views show what the run cost
+                at the prices it ran with.
 
         Returns:
             The run's id.
@@ -264,6 +282,8 @@ class RunRecorder:
         stored_config = dict(config or {})
         if max_error_rates is not None:
             stored_config[ERROR_LIMITS_KEY] = dict(max_error_rates)
+        models = _judge_models(scorers)
+        stored_config[PRICES_KEY] = (prices or PriceTable()).to_stored(models)
         self.store.start_run(
             run_id,
             name=name,
@@ -330,6 +350,7 @@ class RunRecorder:
             for r in self.store.results(stored.id, statuses=("error",), light=True)
         }
         self._scorer_ids = frozenset(stored.scorer_ids)
+        self._models = _judge_models(scorers)
         return ResumedRun(
             stored.id,
             stored.name,
@@ -341,15 +362,21 @@ class RunRecorder:
             dict(stored.config) if isinstance(stored.config, dict) else {},
         )
 
-    def resume(self, run_id: str) -> None:
+    def resume(self, run_id: str, *, prices: PriceTable | None = None) -> None:
         """Mark a stored run ``running`` again and start its writer.
 
-        Pairs scored again replace their old rows.
+        Pairs scored again replace their old rows. The run's stored prices are kept, except
+        where ``prices`` overrides one or a judge model had none
+        (:func:`~scorekit.judge.prices.resumed_prices`).
 
         Raises:
             StoreError: no such run, or the write failed.
         """
         self.store.reopen_run(run_id)
+        if self._models is not None:  # loaded: its scorers are known
+            stored = self.store.get_run(run_id).config.get(PRICES_KEY)
+            kept = resumed_prices(stored, prices or PriceTable(), self._models)
+            self.store.update_config(run_id, {PRICES_KEY: kept})
         self._open_writer(run_id, replace=True)
 
     async def record(self, outcome: ItemResult, *, finished_at: datetime | None = None) -> None:

@@ -51,7 +51,14 @@ from scorekit.evals.source import ItemSource
 from scorekit.evals.target_calls import DEFAULT_TARGET_TIMEOUT
 from scorekit.evals.text_limits import DEFAULT_MAX_TEXT_CHARS
 from scorekit.items import EvalItem, ItemResult
-from scorekit.judge.spending import BUDGET_STOP_KEY, JUDGE_LEDGER, JudgeBudget, SpendingLedger
+from scorekit.judge.prices import PriceTable
+from scorekit.judge.spending import (
+    BUDGET_STOP_KEY,
+    JUDGE_LEDGER,
+    JudgeBudget,
+    SpendingLedger,
+    check_prices,
+)
 from scorekit.pipeline import Scorer
 from scorekit.store.records import RunStatus
 from scorekit.summary import ScoreSummary
@@ -117,6 +124,12 @@ class _Run:
         self.total = total_of(data)
         trials = options.get("trials", 1)
         self.budget = JudgeBudget.from_options(options)
+        given_prices = options.get("prices")
+        self.prices = (
+            given_prices
+            if isinstance(given_prices, PriceTable)
+            else PriceTable(given_prices, source="run_evals")
+        )
         self.ledger: SpendingLedger | None = None
         self.unscored = 0  # items a budget stop left unscored (in part or whole)
         self.job = ItemJob(
@@ -126,6 +139,9 @@ class _Run:
             target_timeout,
             trials,
             max_text_chars,
+        )
+        check_prices(
+            self.budget, self.prices, (m for s in self.job.scorers for m in s.judge_models)
         )
         self.source = ItemSource(
             data,
@@ -137,7 +153,8 @@ class _Run:
         self.executor = _executor(executor, concurrency)
         if self.budget is not None and not isinstance(self.executor, LocalExecutor):
             raise ConfigError(
-                "a judge budget (max_judge_calls, max_judge_tokens) is kept on this event loop: "
+                "a judge budget (max_judge_calls, max_judge_tokens, max_cost) is kept on this "
+                "event loop: "
                 "it needs the local executor, not "
                 f"{type(self.executor).__name__}",
                 field="max_judge_calls",
@@ -253,7 +270,7 @@ class _Run:
         if self.recorder is None:
             return
         if self.resumed is not None:
-            self.recorder.resume(self.result.run_id)
+            self.recorder.resume(self.result.run_id, prices=self.prices)
         else:
             self.recorder.start(
                 self.result.run_id,
@@ -262,6 +279,7 @@ class _Run:
                 config=with_agreement_gates(self.config, self.result.min_agreement),
                 thresholds=self.result.thresholds,
                 max_error_rates=self.result.max_error_rates,
+                prices=self.prices,
             )
 
     async def _tasks(self) -> AsyncIterator[ItemTask]:
@@ -341,7 +359,7 @@ class _Run:
             # (scorekit.evals.heap): a scan stalls the loop and every reply in flight
             with self.heap:
                 if self.budget is not None:
-                    self.ledger = SpendingLedger(self.budget)
+                    self.ledger = SpendingLedger(self.budget, self.prices)
                 token = JUDGE_LEDGER.set(self.ledger)  # the items' tasks copy this context
                 try:
                     await self.executor.run(self.job, self._tasks(), self._emit)
@@ -464,6 +482,18 @@ async def run_evals(
             touched are not stored, and the run ends ``interrupted`` with the verdict
             ``failed`` and :attr:`EvalRunResult.budget_stop`; ``resume=`` with a larger budget
             scores what is left. The local executor only.
+        max_cost: a hard budget of judge money in US dollars (a finite number > 0): a call is
+            sent only when its upper bound at its model's price fits, and settles at the
+            reported tokens' price; every judge model of the scorers needs a price (``prices``,
+            the table, or a free ``local/`` or ``test/`` model), or the run is refused before
+            it starts. It stops the run as the other limits do.
+        prices: judge model (``"provider/model"``) → price, US dollars per million tokens, as
+            ``{"input_per_mtok": IN, "output_per_mtok": OUT}``, ``[IN, OUT]``, a
+            :class:`~scorekit.judge.prices.Price`, or a whole
+            :class:`~scorekit.judge.prices.PriceTable`; they win over the pinned table
+            (:data:`~scorekit.judge.prices.PRICE_TABLE`). The price of each judge model that
+            has one is stored with the run (its config's ``prices``), and the views show the
+            run's cost at those prices.
         store: where to store the run: a :class:`~scorekit.store.Store`, a SQLAlchemy URL or
             a SQLite file path. ``None``: nothing is stored.
         resume: the id (or unique prefix) of a stored run to continue: (item id, scorer id)
@@ -504,7 +534,8 @@ async def run_evals(
     Raises:
         ConfigError: bad ``data``, ``scorers``, ``concurrency``, ``executor``, ``thresholds``,
             ``max_error_rate``, ``run_id``, ``resume``, ``scorer_timeout``,
-            ``target_timeout`` or ``max_text_chars`` (before any item runs).
+            ``target_timeout``, ``max_text_chars``, a budget or ``prices``, or a ``max_cost``
+            over a judge model without a price (before any item runs).
         StoreError: the store cannot be opened or written; the run stops (its row says
             ``failed``).
         DataSourceError: ``data`` raised while being read; the items read before it were

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from scorekit.items import EvalItem, Target
+from scorekit.judge.prices import PriceTable
 from scorekit.results import ScorerRunResult
 
 if TYPE_CHECKING:
@@ -38,6 +39,8 @@ class RunEvalsOptions(TypedDict, total=False):
     trials: int
     max_judge_calls: int | None
     max_judge_tokens: int | None
+    max_cost: float | None
+    prices: Mapping[str, Any] | PriceTable | None
     store: Store | str | Path | None
     resume: str | None
     run_id: str | None
