@@ -22,6 +22,9 @@ config file's folder. Example::
     scorer_timeout: 60            # seconds per local scorer call; 0 or null: no limit
     target_timeout: 300           # seconds per target call; 0 or null: no limit
     max_text_chars: 1000000       # characters one item field may hold; 0 or null: no limit
+    max_cost: 0.50                # hard budget of judge money, US dollars (docs/cost.md)
+    prices:                       # US dollars per million input, output tokens (win over
+      openai/gpt-4o-mini: [0.15, 0.60]   # the pinned table; --price wins over these)
     report: ../../.scorekit/expertqa-report.html
 """
 
@@ -185,6 +188,13 @@ class RunConfig(BaseModel):
     max_judge_tokens: Annotated[int, Strict(), Field(ge=1)] | None = None
     """The run's hard budget of judge tokens, prompt + completion (``--max-judge-tokens``
     wins)."""
+    max_cost: Annotated[float, Strict(), Field(gt=0, allow_inf_nan=False)] | None = None
+    """The run's hard budget of judge money, US dollars at the judge models' prices
+    (docs/cost.md; ``--max-cost`` wins)."""
+    prices: dict[str, Any] | None = None
+    """Judge model (``provider/model``) → its price, US dollars per million tokens:
+    ``{input_per_mtok: IN, output_per_mtok: OUT}`` or ``[IN, OUT]``; they win over the pinned
+    table (``--price`` wins over them)."""
     min_agreement: dict[str, dict[str, Annotated[float, Strict()] | str]] | None = None
     """Scorer → the least agreement with the items' human labels for the verdict to pass:
     ``{faithfulness: {kappa: 0.4, bound: low}}`` (docs/trust.md; ``--min-agreement`` wins)."""

@@ -26,6 +26,8 @@ from scorekit.evals.target_calls import DEFAULT_TARGET_TIMEOUT
 from scorekit.evals.text_limits import DEFAULT_MAX_TEXT_CHARS
 from scorekit.items import EvalItem, Target
 from scorekit.judge.judge import Judge
+from scorekit.judge.prices import Price, PriceTable, parse_price
+from scorekit.judge.spending import JudgeBudget, check_prices
 from scorekit.pipeline import Scorer
 from scorekit.scorers.registry import ScorerEntry, build_scorer, get_entry
 
@@ -223,6 +225,8 @@ class RunPlan:
         trials: how many times each item is scored (``--trials``).
         budget: the judge budget, ``{"max_judge_calls": N, "max_judge_tokens": N}`` (the
             limits given; :mod:`scorekit.judge.spending`).
+        max_cost: the judge budget in US dollars, or ``None``.
+        prices: judge model → price given by the config or ``--price`` (over the table).
         models: the judge model strings the LLM scorers use.
         scorer_timeout: seconds one local scorer call may take, ``None``: no limit.
         target_timeout: seconds one target call may take, ``None``: no limit.
@@ -250,6 +254,8 @@ class RunPlan:
     min_agreement: dict[str, dict[str, Any]] | None = None
     trials: int = 1
     budget: dict[str, int] = field(default_factory=dict)
+    max_cost: float | None = None
+    prices: dict[str, Price] = field(default_factory=dict)
     correlate: str | None = None
     scorer_timeout: float | None = DEFAULT_SCORER_TIMEOUT
     target_timeout: float | None = DEFAULT_TARGET_TIMEOUT
@@ -284,6 +290,28 @@ class RunPlan:
                 f"({first.load_error})",
                 field="correlate",
             )
+
+    def price_run(self, max_cost: float | None, prices: Sequence[str]) -> None:
+        """Apply ``--max-cost`` and ``--price`` (they win over the config's), and check them.
+
+        Args:
+            max_cost: ``--max-cost`` in US dollars, or ``None`` (the config's, if any).
+            prices: ``--price MODEL=IN,OUT`` texts (dollars per million tokens).
+
+        Raises:
+            ConfigError: a malformed ``--price`` (``field="--price"``), a ``max_cost`` that is
+                not a finite number > 0 (``field="max-cost"``), or a money budget over a judge
+                model without a price (``field="prices"``), before anything starts.
+        """
+        if max_cost is not None:
+            self.max_cost = max_cost
+        self.prices.update(parse_price(text) for text in prices)
+        try:
+            budget = JudgeBudget(max_cost=self.max_cost)
+        except ConfigError as exc:
+            raise ConfigError(f"--max-cost / max_cost: {exc}", field="max-cost") from exc
+        models = [model for scorer in self.scorers for model in scorer.judge_models]
+        check_prices(budget, PriceTable(self.prices), models)
 
 
 def _lacks(item: EvalItem, name: str) -> bool:
@@ -363,6 +391,8 @@ def plan_from_config(
             for name in ("max_judge_calls", "max_judge_tokens")
             if (value := getattr(config, name)) is not None
         },
+        max_cost=config.max_cost,
+        prices=PriceTable(config.prices, source="config").overrides,
         models=_models(entries),
         db=config.database(),
         report=config.resolve(config.report) if config.report else None,

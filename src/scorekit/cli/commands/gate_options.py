@@ -1,7 +1,8 @@
 """The options of ``scorekit run`` that shape its verdict, repeats and budget, declared once.
 
 ``--max-error-rate``, ``--min-agreement`` (docs/trust.md), ``--trials`` and the judge budget
-(``--max-judge-calls``, ``--max-judge-tokens``, docs/cost.md): their texts are
+(``--max-judge-calls``, ``--max-judge-tokens``, ``--max-cost`` and the ``--price`` it reads,
+docs/cost.md): their texts are
 read by :mod:`scorekit.cli.option_texts` and checked by the run (:mod:`scorekit.evals.gates`,
 :mod:`scorekit.evals.agreement_gates`).
 """
@@ -13,10 +14,12 @@ from typing import Annotated
 import typer
 
 __all__ = [
+    "MaxCostOption",
     "MaxErrorRateOption",
     "MaxJudgeCallsOption",
     "MaxJudgeTokensOption",
     "MinAgreementOption",
+    "PriceOption",
     "TrialsOption",
 ]
 
@@ -75,3 +78,25 @@ MaxJudgeTokensOption = Annotated[
     ),
 ]
 """``--max-judge-tokens N``."""
+
+MaxCostOption = Annotated[
+    float | None,
+    typer.Option(
+        metavar="DOLLARS",
+        help="Hard budget: at most DOLLARS (US) of judge calls at the judge models' prices "
+        "(the pinned table, the config's prices, --price); a call is sent only if its upper "
+        "bound fits (exit 4 when it stops the run; docs/cost.md)",
+    ),
+]
+"""``--max-cost DOLLARS``."""
+
+PriceOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--price",
+        metavar="MODEL=IN,OUT",
+        help="A judge model's price, US dollars per million input and output tokens (wins "
+        "over the table and the config's prices; repeatable), e.g. openai/gpt-4o-mini=0.15,0.6",
+    ),
+]
+"""``--price MODEL=IN,OUT``, repeatable."""

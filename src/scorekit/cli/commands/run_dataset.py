@@ -30,10 +30,12 @@ from scorekit.cli.commands.common import err as _err
 from scorekit.cli.commands.common import fail as _fail
 from scorekit.cli.commands.common import out as _out
 from scorekit.cli.commands.gate_options import (
+    MaxCostOption,
     MaxErrorRateOption,
     MaxJudgeCallsOption,
     MaxJudgeTokensOption,
     MinAgreementOption,
+    PriceOption,
     TrialsOption,
 )
 from scorekit.cli.commands.run_outcome import print_interrupted, print_verdict
@@ -199,6 +201,8 @@ def run(
     trials: TrialsOption = None,
     max_judge_calls: MaxJudgeCallsOption = None,
     max_judge_tokens: MaxJudgeTokensOption = None,
+    max_cost: MaxCostOption = None,
+    price: PriceOption = None,
     min_agreement: MinAgreementOption = None,
     db: DbOption = None,
     no_store: Annotated[
@@ -404,6 +408,7 @@ def run(
             plan.budget["max_judge_calls"] = max_judge_calls
         if max_judge_tokens is not None:
             plan.budget["max_judge_tokens"] = max_judge_tokens
+        plan.price_run(max_cost, price or [])
         if resume is not None and no_store:
             raise ConfigError("--resume needs the store; drop --no-store", field="resume")
         if plan.report is not None and no_store:
@@ -497,6 +502,8 @@ def _execute(
                 store=store,
                 max_judge_calls=plan.budget.get("max_judge_calls"),
                 max_judge_tokens=plan.budget.get("max_judge_tokens"),
+                max_cost=plan.max_cost,
+                prices=plan.prices,
                 resume=run_id if resume else None,
                 run_id=None if resume else run_id,
                 run_name=plan.name,
