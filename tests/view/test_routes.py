@@ -115,13 +115,19 @@ def test_run_page_shows_summary_histograms_usage_and_items(
     text = " ".join(page.all_text.split())
     assert "candidate finished passed" in text
     # content similarity: 8 ok, mean 0.5946 (its seeded bootstrap interval under it), threshold
-    # 0.5; answer-judge: 7 ok, 1 error
+    # 0.5; answer-judge: 7 ok, 1 error; the cost column: a code scorer and the test judge, $0
     assert (
-        "content-similarity-scorer 8 0 0 0% 0.5946 [0.3020, 0.8925] 0.7083 0.0000 1.0000 ≥ 0.50 "
-        "≤ 20%" in text
+        "content-similarity-scorer 8 0 0 0% 0.5946 [0.3020, 0.8925] 0.7083 0.0000 1.0000 $0 "
+        "≥ 0.50 ≤ 20%" in text
     )
-    assert "answer-judge 7 0 1 12.5% 0.7143 [0.4286, 1.0000] 1.0000 0.0000 1.0000 — ≤ 20%" in text
+    assert (
+        "answer-judge 7 0 1 12.5% 0.7143 [0.4286, 1.0000] 1.0000 0.0000 1.0000 $0 — ≤ 20%" in text
+    )
     assert "judge: 16 calls (0 from cache)" in text
+    assert (
+        "judge cost: $0 at the prices stored with the run (test/viewer: $0 in, $0 out per "
+        "million tokens)" in text
+    )
     assert response.text.count('<rect class="bar"') == 30  # 3 scorers x 10 bins
     # the written order: as the items finished (concurrently); every item once
     assert sorted(item_ids(response.text)) == [

@@ -67,6 +67,7 @@ def summary_table(
     thresholds: Mapping[str, float] | None = None,
     max_error_rates: Mapping[str, float] | None = None,
     failures: Mapping[str, Sequence[str]] | None = None,
+    costs: Mapping[str, str] | None = None,
 ) -> Table:
     """One row per scorer: counts by status, error rate, mean and its interval, median, min, max.
 
@@ -81,12 +82,16 @@ def summary_table(
             them next to the thresholds.
         failures: scorer id → the gates it failed (:func:`scorekit.verdict.scorer_failures`);
             given, a last column ``gate`` says ``pass`` or ``FAIL: why`` (a run with a verdict).
+        costs: scorer id → its judge cost, as text (:func:`scorekit.report.costs.scorer_costs`);
+            given, a column ``cost`` follows the statistics.
     """
     table = Table(title=title)
     width = max((len(sid) for sid in summaries), default=6)
     table.add_column("scorer", no_wrap=True, min_width=width)
     for column in _STATISTICS:
         table.add_column(column, justify="right")
+    if costs is not None:
+        table.add_column("cost", justify="right")
     if thresholds is not None:
         table.add_column("min. mean", justify="right")
     if max_error_rates is not None:
@@ -105,6 +110,8 @@ def summary_table(
             score_text(summary.minimum),
             score_text(summary.maximum),
         ]
+        if costs is not None:
+            cells.append(costs.get(sid, "—"))
         if thresholds is not None:
             minimum = thresholds.get(sid)
             cells.append("—" if minimum is None else f"{minimum:g}")
@@ -140,7 +147,10 @@ def means_text(summaries: Mapping[str, ScoreSummary]) -> str:
 
 
 def runs_table(
-    runs: Sequence[tuple[RunRecord, Mapping[str, ScoreSummary], int]], *, title: str | None = None
+    runs: Sequence[tuple[RunRecord, Mapping[str, ScoreSummary], int]],
+    *,
+    title: str | None = None,
+    costs: Mapping[str, str] | None = None,
 ) -> Table:
     """One row per stored run: id prefix, name, source, start, status, verdict, items, means.
 
@@ -148,13 +158,17 @@ def runs_table(
         runs: each run with its summaries (from ``Store.run_summaries``) and its item count
             (as ``show`` counts them), in the order to show.
         title: the table's title.
+        costs: run id → its judge cost, as text (:func:`scorekit.report.costs.total_text`);
+            given, a column ``cost`` follows the items (``—`` for a run not in it).
     """
     table = Table(title=title)
-    columns = ("id", "name", "source", "started (UTC)", "status", "verdict", "items", "means")
+    columns = ["id", "name", "source", "started (UTC)", "status", "verdict", "items", "means"]
+    if costs is not None:
+        columns.insert(7, "cost")
     for column in columns:
-        table.add_column(column, no_wrap=column in ("id", "started (UTC)"))
+        table.add_column(column, no_wrap=column in ("id", "started (UTC)", "cost"))
     for record, summaries, items in runs:
-        table.add_row(
+        cells: list[str | Text] = [
             record.id[:8],
             Text(record.name or ""),
             record.source,
@@ -162,8 +176,10 @@ def runs_table(
             record.shown_status(),
             record.verdict or "—",
             str(items),
-            Text(means_text(summaries)),
-        )
+        ]
+        if costs is not None:
+            cells.append(costs.get(record.id, "—"))
+        table.add_row(*cells, Text(means_text(summaries)))
     return table
 
 

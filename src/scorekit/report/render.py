@@ -20,6 +20,7 @@ from pydantic_core import to_jsonable_python
 from scorekit.errors import ConfigError
 from scorekit.judge.spending import stored_budget_text
 from scorekit.judge_grade import judge_lines
+from scorekit.report.costs import cost_line, scorer_costs, stored_run_cost
 from scorekit.report.formats import pretty, templates
 from scorekit.report.histogram import Bin, bins_of
 from scorekit.store.alignments import latest_alignments
@@ -172,8 +173,11 @@ def render_report(store: Store, run_ref: str, *, max_items: int = DEFAULT_MAX_IT
     )
     trust = align(store, run.id) if has_labels(store, run.id) else {}
     notes = stored_alignment_notes(latest_alignments(store, run), own=run.id)
+    cost = stored_run_cost(run, store.scorer_usage)
     template = _environment().get_template("report.html.j2")
     return template.render(
+        costs=scorer_costs(cost, run.scorers),
+        cost_line=cost_line(cost, run.scorers),
         budget_stop=stored_budget_text(run.config),
         trust=trust,
         trust_notes=notes,

@@ -40,9 +40,16 @@ from scorekit.store.records import (
     this_writer,
 )
 from scorekit.store.run_refs import find_run
+from scorekit.store.scorer_usage import (
+    SCORER_USAGE_KEY,
+    read_scorer_usage,
+    scorer_usage,
+    usage_data,
+)
 from scorekit.store.stored_summaries import read_summaries, stored_summaries
 from scorekit.store.tables import ensure_schema, results, runs
 from scorekit.summary import ScoreSummary
+from scorekit.usage import JudgeUsage
 
 __all__ = ["DEFAULT_DB_PATH", "Store", "resolve_url"]
 
@@ -227,7 +234,9 @@ class Store(Database):
         """Record how a run ended, and its totals: the summaries of its stored rows.
 
         The totals are computed here, from the rows, in the transaction that ends the run (see
-        :mod:`scorekit.store.stored_summaries`), so every view reads the same numbers.
+        :mod:`scorekit.store.stored_summaries`), so every view reads the same numbers; so is
+        each scorer's judge usage, kept in ``judge_usage`` under ``"scorers"``
+        (:mod:`scorekit.store.scorer_usage`).
 
         Raises:
             StoreError: no such run, or the read or write failed.
@@ -236,6 +245,7 @@ class Store(Database):
         try:
             with self._engine.begin() as conn:
                 summaries = read_summaries(conn, record.id, record.scorer_ids)
+                per_scorer = usage_data(read_scorer_usage(conn, record.id))
                 conn.execute(
                     update(runs)
                     .where(runs.c.id == record.id)
@@ -244,7 +254,7 @@ class Store(Database):
                         finished_at=finished_at or datetime.now(timezone.utc),
                         total_items=total_items,
                         totals={sid: s.to_dict() for sid, s in summaries.items()},
-                        judge_usage=dict(judge_usage),
+                        judge_usage={**judge_usage, SCORER_USAGE_KEY: per_scorer},
                         verdict=verdict,
                     )
                 )
@@ -408,6 +418,18 @@ class Store(Database):
         record = run if isinstance(run, RunRecord) else self.get_run(run)
         stored = stored_summaries(record)
         return stored if stored is not None else self.scorer_stats(record.id)
+
+    def scorer_usage(self, run: RunRecord) -> dict[str, JudgeUsage]:
+        """A run's judge usage per scorer (its result and trial rows' sums), for every view.
+
+        Raises:
+            StoreError: the read failed.
+        """
+        try:
+            with self._engine.connect() as conn:
+                return scorer_usage(conn, run)
+        except SQLAlchemyError as exc:
+            raise self._fail("reading judge usage", exc, run.id) from exc
 
     def results_frame(self, run_id: str, *, wide: bool = False) -> Any:
         """A stored run's results as a pandas DataFrame (``datasets.frames.records_frame``).

@@ -16,11 +16,13 @@ from sqlalchemy import Connection, select
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
+from scorekit.report.costs import cost_line, scorer_costs, stored_run_cost
 from scorekit.report.histogram import bins_of
 from scorekit.store import Store
 from scorekit.store.alignments import latest_alignments
 from scorekit.store.labels import current_labels, has_labels, label_history
 from scorekit.store.records import RUN_SOURCES, RunRecord, run_record, stored_error_limits
+from scorekit.store.scorer_usage import scorer_usage
 from scorekit.store.tables import runs
 from scorekit.trust.alignment import align, stored_alignment_notes
 from scorekit.trust.min_agreement import stored_agreement_failures
@@ -149,6 +151,7 @@ def run_page(request: Request) -> Response:
         items = list_items(conn, run, where, order, number, size)
         total_items = item_count(conn, run)
         live = _live(conn, [run])
+        cost = stored_run_cost(run, lambda found: scorer_usage(conn, found))
     limits = stored_error_limits(run.config)
     failures = (
         scorer_failures(stats, run.thresholds, limits, stored_agreement_failures(run.config))
@@ -178,6 +181,8 @@ def run_page(request: Request) -> Response:
         duration_s=(ended - run.started_at).total_seconds(),
         config=run.config,
         live=live,
+        costs=scorer_costs(cost, run.scorers),
+        cost_line=cost_line(cost, run.scorers),
     )
 
 

@@ -17,8 +17,10 @@ from typing import Any, Literal
 
 from sqlalchemy import ColumnElement, Connection, Text, cast, func, or_, select
 
+from scorekit.report.costs import stored_run_cost, total_text
 from scorekit.results import Status
 from scorekit.store.records import ResultRecord, RunRecord, run_record
+from scorekit.store.scorer_usage import scorer_usage
 from scorekit.store.stored_summaries import read_summaries, stored_summaries
 from scorekit.store.tables import results, runs
 from scorekit.summary import ScoreSummary
@@ -76,12 +78,15 @@ class RunRow:
         summaries: scorer id → its summary (as ``scorekit runs`` shows it).
         items: the run's items, counted as every view counts them.
         duration_s: seconds from its start to its end (to now while it runs).
+        cost: its judge cost at its stored prices, as text
+            (:func:`scorekit.report.costs.total_text`).
     """
 
     run: RunRecord
     summaries: dict[str, ScoreSummary]
     items: int
     duration_s: float
+    cost: str = "—"
 
 
 @dataclass(frozen=True)
@@ -213,9 +218,9 @@ def list_runs(conn: Connection, where: RunFilter, number: int, size: int) -> Pag
     rows = []
     for row in conn.execute(query).all():
         record = run_record(row)
-        rows.append(
-            RunRow(record, run_summaries(conn, record), item_count(conn, record), _duration(record))
-        )
+        cost = total_text(stored_run_cost(record, lambda found: scorer_usage(conn, found)))
+        summaries = run_summaries(conn, record)
+        rows.append(RunRow(record, summaries, item_count(conn, record), _duration(record), cost))
     return Page(rows, number, size, total)
 
 

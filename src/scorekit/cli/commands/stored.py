@@ -20,6 +20,7 @@ from scorekit.errors import ConfigError, ScorekitError
 from scorekit.judge.spending import stored_budget_text
 from scorekit.judge_grade import judge_lines
 from scorekit.report import DEFAULT_MAX_ITEMS, write_report
+from scorekit.report.costs import cost_line, scorer_costs, stored_run_cost, total_text
 from scorekit.store import Store
 from scorekit.store.alignments import latest_alignments
 from scorekit.store.labels import has_labels
@@ -73,9 +74,13 @@ def runs(
                 (record, store.run_summaries(record), item_count(store, record))
                 for record in store.list_runs(limit, source=chosen)
             ]
+            costs = {
+                record.id: total_text(stored_run_cost(record, store.scorer_usage))
+                for record, _, _ in found
+            }
         except ScorekitError as exc:
             raise fail(exc) from exc
-    out().print(console.runs_table(found, title=f"runs in {store.url}"))
+    out().print(console.runs_table(found, title=f"runs in {store.url}", costs=costs))
 
 
 @app.command()
@@ -93,6 +98,7 @@ def show(
             trust = align(store, record.id) if has_labels(store, record.id) else {}
             borrowed = latest_alignments(store, record)
             repeats = trial_scores(store, record.id)
+            cost = stored_run_cost(record, store.scorer_usage)
         except ScorekitError as exc:
             raise fail(exc) from exc
     for line in console.run_heading(record, items):
@@ -113,6 +119,7 @@ def show(
             thresholds=record.thresholds,
             max_error_rates=limits,
             failures=failures,
+            costs=scorer_costs(cost, record.scorers),
         )
     )
     stopped = stored_budget_text(record.config)
@@ -140,6 +147,9 @@ def show(
     if record.finished_at is not None:
         took = (record.finished_at - record.started_at).total_seconds()
     print_usage(record.judge_usage, took)
+    costed = cost_line(cost, record.scorers)
+    if costed is not None:
+        out().print(costed, markup=False, highlight=False)
 
 
 @app.command()
