@@ -216,6 +216,43 @@ def test_a_judge_budget_skips_the_tests_past_it_and_fails_the_session(
     assert run.verdict == "failed" and run.config["budget_stop"]["unscored"] == 2
 
 
+@pytest.mark.parametrize("where", ["option", "pyproject"])
+def test_a_money_budget_reads_the_pyproject_prices_and_stops_the_session(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    from tests.servers.scripted_openai import Reply, ScriptedServer
+
+    # no max_tokens: a call reserves 1,024 reply tokens at $1,000 a million ($1.024; its prompt
+    # is free here) and spends 7 ($0.007): 1.0485 admits 4 calls, not a fifth
+    table = '[tool.scorekit]\nprices = {"openai-compatible/budget" = [0, 1000]}\n'
+    given = ["--scorekit-max-cost", "1.0485"]
+    if where == "pyproject":
+        table, given = table + "max_cost = 1.0485\n", []
+    (project.path / "pyproject.toml").write_text(table)
+    with ScriptedServer(Reply('{"verdict": "yes"}')) as server:
+        monkeypatch.setenv("OPENAI_COMPATIBLE_BASE_URL", server.base_url)
+        project.makepyfile(test_judged=JUDGED)
+        result = project.runpytest_subprocess(
+            "-p", "no:cacheprovider", "--scorekit-model", "openai-compatible/budget", *given
+        )
+        sent = len(server.requests)
+    result.assert_outcomes(passed=4, skipped=2)
+    assert sent == 4 and result.ret == 1
+    out = " ".join(result.stdout.str().split())
+    assert (
+        "FAILED judge budget: stopped by its judge budget: max_cost 1.0485 (4 calls, 72 tokens, "
+        "$0.0280 spent); 2 items not scored" in out
+    )
+    with Store(project.path / ".scorekit" / "scorekit.db", create=False) as store:
+        (run,) = store.list_runs()
+    assert run.config["prices"] == {
+        "openai-compatible/budget": {
+            "input_per_mtok": 0, "output_per_mtok": 1000, "source": "[tool.scorekit] prices"
+        }
+    }  # fmt: skip
+    assert run.scorers[0]["judge"] == "openai-compatible/budget"
+
+
 def test_an_odd_budget_is_shared_so_that_the_workers_never_spend_more(
     project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -249,7 +249,10 @@ def _describe(check: ScoreCheck) -> str:
 
 
 def _scorer_row(scorer: Scorer) -> dict[str, str]:
-    return {"id": scorer.id, "name": scorer.name, "description": scorer.description}
+    row = {"id": scorer.id, "name": scorer.name, "description": scorer.description}
+    if scorer.judge is not None:  # the stored run's judge: its cost is priced by it
+        row["judge"] = scorer.judge.model_id
+    return row
 
 
 def _check(

@@ -50,6 +50,7 @@ import pytest
 
 if TYPE_CHECKING:
     from scorekit.judge.judge import Judge
+    from scorekit.judge.prices import PriceTable
     from scorekit.judge.spending import SpendingLedger
     from scorekit.pipeline import Scorer
     from scorekit.testing import ScoreCheck
@@ -209,7 +210,6 @@ def _ledger(config: pytest.Config) -> SpendingLedger | None:
     if all(value is None for value in limits.values()):
         return None
     from scorekit.errors import ConfigError
-    from scorekit.judge.prices import PriceTable
     from scorekit.judge.spending import JudgeBudget, SpendingLedger
 
     worker = getattr(config, "workerinput", {})
@@ -224,10 +224,21 @@ def _ledger(config: pytest.Config) -> SpendingLedger | None:
             None if tokens is None else int(tokens),
             None if money is None else float(money),
         )
-        prices = PriceTable(_pyproject(config).get("prices"), source="[tool.scorekit] prices")
+        prices = _prices(config)
     except (ConfigError, ValueError, TypeError) as exc:
         raise pytest.UsageError(f"scorekit: {exc}") from exc
     return SpendingLedger.share(budget, index, workers, prices)
+
+
+def _prices(config: pytest.Config) -> PriceTable:
+    """The session's prices: ``prices`` of ``[tool.scorekit]`` over the pinned table.
+
+    Raises:
+        ConfigError: a malformed price (``field="prices"``).
+    """
+    from scorekit.judge.prices import PriceTable
+
+    return PriceTable(_pyproject(config).get("prices"), source="[tool.scorekit] prices")
 
 
 def _group(item: pytest.Item) -> tuple[str, MarkerSpec] | None:
@@ -341,7 +352,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         db = _setting(config, "scorekit_db", "SCOREKIT_DB", "scorekit_db", "db")
         name = _setting(config, "scorekit_run_name", None, "scorekit_run_name", "run_name")
         try:
-            state.run = scores.store(db, name=name or "pytest", config=_run_config(config, scores))
+            prices = state.ledger.prices if state.ledger is not None else _prices(config)
+            state.run = scores.store(
+                db, name=name or "pytest", config=_run_config(config, scores), prices=prices
+            )
         except ScorekitError as exc:
             state.store_error = str(exc)
 

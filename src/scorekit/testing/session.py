@@ -26,6 +26,7 @@ from pydantic_core import to_jsonable_python
 
 from scorekit.errors import ConfigError
 from scorekit.items import EvalItem, ItemResult
+from scorekit.judge.prices import PriceTable
 from scorekit.judge.spending import BUDGET_STOP_KEY
 from scorekit.results import ScorerRunResult, trial_row
 from scorekit.steps import record_values
@@ -313,7 +314,12 @@ class SessionScores:
     # -- storing ---------------------------------------------------------------------------
 
     def store(
-        self, db: str | Path | None, *, name: str | None, config: Mapping[str, Any]
+        self,
+        db: str | Path | None,
+        *,
+        name: str | None,
+        config: Mapping[str, Any],
+        prices: PriceTable | None = None,
     ) -> tuple[str, str]:
         """Store the session as one run (source ``TEST``); return (run id, store URL).
 
@@ -322,6 +328,7 @@ class SessionScores:
                 or a SQLAlchemy URL.
             name: the run's name.
             config: JSON data stored with the run.
+            prices: the session's prices (``None``: the table); its judges' are stored with it.
 
         Raises:
             StoreError: the database cannot be opened or written.
@@ -357,6 +364,7 @@ class SessionScores:
                 scorers=[scorers[sid] for sid in self.summaries()],
                 name=name,
                 config=config,
+                prices=prices,
             )
 
             async def record_all() -> None:
