@@ -195,6 +195,10 @@ def test_each_scorers_usage_is_kept_when_the_run_ends_and_equals_its_rows(
         ([{"id": "a", "judge": "x/a"}, {"id": "b", "judge": "x/b"}, {"id": "c", "judge": "x/b"}],
          {"prices": {"x/a": [1, 1]}}, {"a": JudgeUsage(input_tokens=10**6)},
          "≥ $1.00 (2 scorers unpriced)", {"a": "$1.00", "b": "—", "c": "—"}),
+        # a scorer whose steps ask two judges: its usage is not split by model
+        ([{"id": "m", "judge": "x/a", "judges": ["x/a", "x/b"]}],
+         {"prices": {"x/a": [1, 1], "x/b": [1, 1]}}, {"m": JudgeUsage(input_tokens=5)}, "—",
+         {"m": "—"}),
         # a stored price that is not a price reads as unpriced, never as free
         ([{"id": "f", "judge": "x/a"}], {"prices": {"x/a": "cheap"}}, {}, "—", {"f": "—"}),
     ],
@@ -218,3 +222,18 @@ def test_a_run_stored_without_prices_has_no_cost() -> None:
     assert total_text(None) == "—"
     assert scorer_costs(None, scorers) == {"f": "—"}
     assert cost_line(None, [{"id": "len"}]) is None  # no judge: nothing to say
+
+
+def test_a_scorer_whose_steps_ask_their_own_judge_is_stored_with_them(tmp_path: Path) -> None:
+    from scorekit.judge.scripted import ScriptedJudge
+
+    other = Judge(ScriptedJudge(lambda request: {"verdict": "yes"}, name="other"))
+    step = PromptStep(description="v", create_prompt=lambda ctx: "Fine?", output_schema=Verdict,
+                      judge=other)  # fmt: skip
+    scorer = create_scorer("stepped", description="asks").analyze(step)
+    done = run_evals_sync(ITEMS, [scorer.generate_score(lambda ctx: 1.0)], store=tmp_path / "s.db")
+    with Store(tmp_path / "s.db") as store:
+        run = store.get_run(done.run_id)
+        cost = run_cost(run.scorers, run.config, store.scorer_usage(run))
+    assert run.scorers[0]["judges"] == ["test/other"] and "judge" not in run.scorers[0]
+    assert cost is not None and cost.scorer_text("stepped") == "$0"  # a test judge: free

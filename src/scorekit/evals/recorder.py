@@ -136,6 +136,8 @@ def _scorer_row(scorer: Scorer | Mapping[str, Any]) -> dict[str, Any]:
     if scorer.judge is not None:  # what an agreement measured on the run is tied to
         row["judge"] = scorer.judge.model_id
         row["prompt_version"] = PROMPT_VERSION
+    if scorer.judge_models != ([row["judge"]] if "judge" in row else []):
+        row["judges"] = scorer.judge_models  # its steps ask judges of their own (its cost reads it)
     return row
 
 
@@ -145,8 +147,9 @@ def _judge_models(scorers: Sequence[Scorer | Mapping[str, Any]]) -> list[str]:
     for scorer in scorers:
         if isinstance(scorer, Scorer):
             found.update(dict.fromkeys(scorer.judge_models))
-        elif isinstance(scorer, Mapping) and isinstance(scorer.get("judge"), str):
-            found[scorer["judge"]] = None
+        elif isinstance(scorer, Mapping):
+            named = scorer.get("judges") or [scorer.get("judge")]
+            found.update(dict.fromkeys(m for m in named if isinstance(m, str) and m))
     return list(found)
 
 

@@ -37,7 +37,8 @@ class RunCost:
     Attributes:
         scorers: scorer id → US dollars (0 for a code scorer), or ``None`` when its judge has
             no stored price; in the run's scorer order.
-        judges: scorer id → its judge model, for the scorers that have one.
+        judges: scorer id → its judge model (several: comma-separated), for the scorers that
+            have one.
         prices: judge model → the stored price its scorers were costed at.
     """
 
@@ -87,8 +88,9 @@ def run_cost(
     """A run's cost from its stored scorers, its config's prices and its usage per scorer.
 
     Args:
-        scorers: the run's scorer rows as stored (``{"id", "judge"?}``; no ``judge``: a code
-            scorer).
+        scorers: the run's scorer rows as stored (``{"id", "judge"?, "judges"?}``; neither: a
+            code scorer; ``judges`` of several models: unpriced, its usage is not split by
+            model).
         config: the run's stored config (its ``prices``: model → price dict).
         usage: scorer id → its judge usage (:meth:`scorekit.store.Store.scorer_usage`).
 
@@ -113,12 +115,13 @@ def run_cost(
     used: dict[str, Price] = {}
     for row in scorers:
         sid = str(row.get("id"))
-        model = row.get("judge")
-        if not isinstance(model, str) or not model:
+        models = _models(row)
+        if not models:
             dollars[sid] = 0.0  # a code scorer: no judge call
             continue
-        judges[sid] = model
-        price = prices.get(model)
+        model = judges[sid] = ", ".join(models)
+        # a scorer whose steps ask several judges: its usage is not split by model, unpriced
+        price = prices.get(model) if len(models) == 1 else None
         if price is None:
             dollars[sid] = None
             continue
@@ -151,8 +154,14 @@ def total_text(cost: RunCost | None) -> str:
     return "—" if cost is None else cost.total_text()
 
 
+def _models(row: Mapping[str, Any]) -> list[str]:
+    """The judge models a stored scorer row names (``judges``, else ``judge``); ``[]``: none."""
+    named = row.get("judges") or [row.get("judge")]
+    return [str(m) for m in named if isinstance(m, str) and m] if isinstance(named, list) else []
+
+
 def _judged(scorers: Sequence[Mapping[str, Any]]) -> bool:
-    return any(isinstance(row.get("judge"), str) and row.get("judge") for row in scorers)
+    return any(_models(row) for row in scorers)
 
 
 def scorer_costs(
