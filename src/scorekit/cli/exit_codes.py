@@ -13,9 +13,9 @@ code    meaning
         that cannot be opened or, for the reading commands, does not exist
 3       ``run`` began but could not finish: the data source raised, or the database could no
         longer be written; what finished is stored, the run is marked ``failed``
-4       ``run`` was stopped by its judge budget (``--max-judge-calls``, ``--max-judge-tokens``):
-        what finished is stored, the run is marked ``interrupted`` with a failed verdict;
-        ``--resume RUN`` with a larger budget scores what is left
+4       ``run`` was stopped by its judge budget (``--max-judge-calls``, ``--max-judge-tokens``,
+        ``--max-cost``): what finished is stored, the run is marked ``interrupted`` with a
+        failed verdict; ``--resume RUN`` with a larger budget scores what is left
 130     ``run`` was interrupted by Ctrl-C: what finished is stored, the run is marked
         ``interrupted`` (no verdict); ``--resume RUN`` continues it
 ======  ==================================================================================
