@@ -18,6 +18,7 @@ __all__ = [
     "TABLE",
     "Shown",
     "cell",
+    "dollars_text",
     "head",
     "result_html",
     "score_colour",
@@ -111,6 +112,29 @@ def score_text(score: float | None, digits: int = 4) -> str:
         ('0.6250', '—', '0.62')
     """
     return "—" if score is None else f"{score:.{digits}f}"
+
+
+def dollars_text(amount: float | None) -> str:
+    """Money in US dollars as every view shows it.
+
+    Cents above a dollar, four decimals below, ``<$0.0001`` for a positive amount that rounds
+    to nothing, ``—`` for unknown.
+
+    Example:
+        >>> dollars_text(12.345), dollars_text(0.00425), dollars_text(0.0), dollars_text(None)
+        ('$12.35', '$0.0043', '$0', '—')
+        >>> dollars_text(0.00001)
+        '<$0.0001'
+    """
+    if amount is None:
+        return "—"
+    if amount == 0:
+        return "$0"
+    if amount >= 1:
+        return f"${amount:,.2f}"
+    if amount < 0.00005:
+        return "<$0.0001"
+    return f"${amount:.4f}"
 
 
 def result_html(result: Shown) -> str:
