@@ -43,7 +43,7 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scorekit.errors import ConfigError
 from scorekit.evals.executor import DEFAULT_CONCURRENCY
@@ -55,8 +55,10 @@ from scorekit.items import EvalItem
 from scorekit.judge.dry_run import DRY_RUN, DryRun, DryRunCall
 from scorekit.judge.prices import Price, PriceTable
 from scorekit.pipeline import Scorer
-from scorekit.store.store import Store
-from scorekit.store.usage_history import UsageHistory, usage_history
+
+if TYPE_CHECKING:
+    from scorekit.store.store import Store
+    from scorekit.store.usage_history import UsageHistory
 
 __all__ = [
     "APPROX_UPPER_FACTOR",
@@ -314,6 +316,8 @@ def _over_budget(
 
 
 def _open_store(store: Store | str | Path | None) -> Store | None:
+    from scorekit.store.store import Store  # SQLAlchemy is imported only with a store
+
     if store is None or isinstance(store, Store):
         return store
     try:
@@ -409,6 +413,8 @@ async def estimate_run(
                 tally.calls.append((call, budget))
                 if not call.cache_hit:
                     budget += call.max_tokens or 0
+    from scorekit.store.usage_history import UsageHistory, usage_history
+
     width = concurrency or DEFAULT_CONCURRENCY
     opened = _open_store(store)
     estimates = []
@@ -425,7 +431,7 @@ async def estimate_run(
             scale = read / len(chosen_items) if chosen_items else 1.0
             estimates.append(_summed(scorer.id, tally, trials, scale, table, history, parallel))
     finally:
-        if opened is not None and not isinstance(store, Store):
+        if opened is not None and opened is not store:
             opened.close()
     notes = []
     if target is not None:
