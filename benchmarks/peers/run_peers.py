@@ -98,7 +98,8 @@ def run_mastra(base: str, scorer: str, rows: list[Any], out: Path | None) -> lis
             ["node", "mastra_scorers.mjs", base, scorer], cwd=HERE, stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, text=True,
         ) as node:  # fmt: skip
-            assert node.stdin is not None and node.stdout is not None
+            assert node.stdin is not None
+            assert node.stdout is not None
             node.stdin.write(payload)
             node.stdin.close()
             for line in node.stdout:

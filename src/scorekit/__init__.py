@@ -6,6 +6,7 @@ algorithms in :mod:`scorekit.text`. The layout, one package per concern, is in t
 """
 
 from scorekit import _moved
+from scorekit.cost import estimate_run
 from scorekit.errors import (
     ConfigError,
     JudgeBudgetError,
@@ -65,6 +66,7 @@ __all__ = [
     "StepContext",
     "StoreError",
     "create_scorer",
+    "estimate_run",
     "local_result",
     "not_scorable",
     "run_evals",

@@ -10,7 +10,6 @@ nothing else of scorekit (results are read through the :class:`Shown` protocol).
 
 from __future__ import annotations
 
-import math
 from html import escape
 from typing import Any, Protocol
 
@@ -19,8 +18,8 @@ __all__ = [
     "TABLE",
     "Shown",
     "cell",
+    "dollars_text",
     "head",
-    "money_text",
     "result_html",
     "score_colour",
     "score_text",
@@ -115,34 +114,27 @@ def score_text(score: float | None, digits: int = 4) -> str:
     return "—" if score is None else f"{score:.{digits}f}"
 
 
-def money_text(dollars: float | None) -> str:
-    """US dollars as every view shows them; ``—`` for an unknown amount (never ``$0``).
+def dollars_text(amount: float | None) -> str:
+    """Money in US dollars as every view shows it.
 
-    The one formatter of money: the terminal (``runs``, ``show``, a budget stop), the report
-    and the viewer (their ``money`` template filter). From $1: cents, with thousands
-    separators; below: 4 decimals; below $0.0001: two significant digits, so a small cost
-    never reads as nothing; exactly 0: ``$0``.
-
-    Args:
-        dollars: the amount in US dollars (finite), or ``None`` for an unknown one.
+    Cents above a dollar, four decimals below, ``<$0.0001`` for a positive amount that rounds
+    to nothing, ``—`` for unknown.
 
     Example:
-        >>> money_text(0.0042), money_text(1.234), money_text(1234.5), money_text(0.01234)
-        ('$0.0042', '$1.23', '$1,234.50', '$0.0123')
-        >>> money_text(0.0000189), money_text(0), money_text(None)
-        ('$0.000019', '$0', '—')
+        >>> dollars_text(12.345), dollars_text(0.00425), dollars_text(0.0), dollars_text(None)
+        ('$12.35', '$0.0043', '$0', '—')
+        >>> dollars_text(0.00001)
+        '<$0.0001'
     """
-    if dollars is None:
+    if amount is None:
         return "—"
-    if dollars == 0:
+    if amount == 0:
         return "$0"
-    sign, amount = ("-" if dollars < 0 else ""), abs(dollars)
-    if amount >= 0.99995:  # what 4 decimals would round to $1.0000 reads as cents
-        return f"{sign}${amount:,.2f}"
-    if amount >= 0.0001:
-        return f"{sign}${amount:.4f}"
-    digits = 1 - math.floor(math.log10(amount))  # two significant digits
-    return f"{sign}${amount:.{digits}f}"
+    if amount >= 1:
+        return f"${amount:,.2f}"
+    if amount < 0.00005:
+        return "<$0.0001"
+    return f"${amount:.4f}"
 
 
 def result_html(result: Shown) -> str:

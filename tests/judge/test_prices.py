@@ -9,7 +9,6 @@ import pytest
 
 import scorekit.judge.prices as prices_module
 import scorekit.judge.spending as spending_module
-import scorekit.notebook as notebook_module
 import scorekit.report.costs as costs_module
 from scorekit import create_scorer
 from scorekit.errors import ConfigError, JudgeBudgetError
@@ -17,7 +16,7 @@ from scorekit.judge import Judge
 from scorekit.judge.prices import PRICE_TABLE, Price, PriceTable, parse_price, resumed_prices
 from scorekit.judge.scripted import ScriptedJudge
 from scorekit.judge.spending import JudgeBudget, SpendingLedger, budget_text, check_prices
-from scorekit.notebook import money_text
+from scorekit.notebook import dollars_text
 from scorekit.prompt_step import PromptStep
 from scorekit.testing.session import SessionScores
 from scorekit.usage import JudgeUsage
@@ -25,7 +24,7 @@ from scorekit.usage import JudgeUsage
 
 @pytest.mark.parametrize(
     "module",
-    [prices_module, spending_module, notebook_module, costs_module],
+    [prices_module, spending_module, costs_module],
     ids=lambda m: m.__name__,
 )
 def test_the_doctests_hold(module: types.ModuleType) -> None:
@@ -41,15 +40,13 @@ def test_the_doctests_hold(module: types.ModuleType) -> None:
         (0.0042, "$0.0042"),
         (0.01234, "$0.0123"),
         (0.5, "$0.5000"),
-        (0.99996, "$1.00"),
         (1.234, "$1.23"),
         (1234.5, "$1,234.50"),
-        (0.0000189, "$0.000019"),
-        (0.00009999, "$0.000100"),
+        (0.00001, "<$0.0001"),  # a small cost never reads as nothing
     ],
 )
-def test_money_text(dollars: float | None, text: str) -> None:
-    assert money_text(dollars) == text
+def test_the_views_one_money_formatter(dollars: float | None, text: str) -> None:
+    assert dollars_text(dollars) == text
 
 
 def test_a_price_override_wins_over_the_table_and_a_snapshot_takes_its_models_price() -> None:

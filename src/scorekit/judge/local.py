@@ -373,6 +373,14 @@ class LocalModel(OpenAICompatibleModel):
             "context_window": self.context_window,
         }
 
+    def count_request_tokens(self, request: JudgeRequest) -> int:
+        """The prompt tokens of ``request`` as this model counts them (blocking).
+
+        It starts the server once. A dry run counts with it (:mod:`scorekit.judge.dry_run`).
+        """
+        messages = [{"role": m.role, "content": m.content} for m in request.messages]
+        return self.server.count_prompt_tokens(messages)
+
     async def prepare(self) -> None:
         """Load the model and start its server, once (not counted against a call's timeout).
 

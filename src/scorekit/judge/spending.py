@@ -47,7 +47,7 @@ from typing import Any, NoReturn
 from scorekit.errors import ConfigError, JudgeBudgetError
 from scorekit.judge.model import JudgeModel, JudgeRequest, JudgeResponse
 from scorekit.judge.prices import Price, PriceTable
-from scorekit.notebook import money_text
+from scorekit.notebook import dollars_text
 from scorekit.usage import JudgeUsage
 
 __all__ = [
@@ -319,8 +319,8 @@ class SpendingLedger:
             self._refuse(
                 "max_cost",
                 money,
-                f"{money_text(self.cost)} spent, {money_text(self._cost_held)} held by calls in "
-                f"flight, this call needs up to {money_text(bound)}",
+                f"{dollars_text(self.cost)} spent, {dollars_text(self._cost_held)} held by calls "
+                f"in flight, this call needs up to {dollars_text(bound)}",
             )
         return price, bound
 
@@ -413,7 +413,7 @@ def budget_text(stop: Mapping[str, Any]) -> str:
     value = budget.get(limit, "?") if isinstance(budget, Mapping) else "?"
     unscored = stop.get("unscored", 0)
     cost = stop.get("cost")
-    money = f", {money_text(cost)}" if isinstance(cost, (int, float)) else ""
+    money = f", {dollars_text(cost)}" if isinstance(cost, (int, float)) else ""
     return (
         f"stopped by its judge budget: {limit} {value} ({stop.get('calls', 0)} calls, "
         f"{stop.get('tokens', 0)} tokens{money} spent); {unscored} "

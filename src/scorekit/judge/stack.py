@@ -1,16 +1,18 @@
 """The judge's layer stack, assembled in one place (the order is :mod:`scorekit.judge.judge`'s).
 
-Below the repair loop, from the outside in: the persistent cache (when on and the model has an
-identity), retries with backoff, the run's judge budget (every attempt is a call it counts),
-the shared per-model concurrency limiter, the per-attempt timeout, then the model's protocol
-adapter.
+Below the repair loop, from the outside in: the dry-run layer (it answers requests
+itself only while an estimate runs, :mod:`scorekit.judge.dry_run`), the persistent cache
+(when on and the model has an identity), retries with backoff, the run's judge budget (every
+attempt is a call it counts), the shared per-model concurrency limiter, the per-attempt
+timeout, then the model's protocol adapter.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from scorekit.judge.cache import CachingModel, open_cache
+from scorekit.judge.cache import CachingModel, JudgeCache, open_cache
+from scorekit.judge.dry_run import DryRunModel
 from scorekit.judge.model import JudgeModel
 from scorekit.judge.ratelimit import AdaptiveLimiter, RateLimitedModel, shared_limiter
 from scorekit.judge.retry import RetryingModel
@@ -50,7 +52,12 @@ def stack_layers(
     layered = RetryingModel(
         layered, max_retries=settings.max_retries, backoff=settings.retry_backoff
     )
+    cache: JudgeCache | None = None
     if settings.cache and identity is not None:
         assert settings.cache_dir is not None  # JudgeSettings.create fills it
-        layered = CachingModel(layered, open_cache(settings.cache_dir), identity)
+        cache = open_cache(settings.cache_dir)
+        layered = CachingModel(layered, cache, identity)
+    # the local judge counts a prompt's tokens with its own tokenizer, offline
+    counter = getattr(built, "count_request_tokens", None)
+    layered = DryRunModel(layered, cache, identity, counter if callable(counter) else None)
     return layered, limiter

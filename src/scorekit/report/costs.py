@@ -2,7 +2,7 @@
 
 ``scorekit runs`` (a cost column), ``scorekit show`` (per scorer and in total), the HTML report
 and the web viewer read a run's cost through :func:`stored_run_cost`, and write dollars with
-the one formatter, :func:`scorekit.notebook.money_text`.
+the one formatter, :func:`scorekit.notebook.dollars_text`.
 
 - A scorer's money is its stored judge usage (prompt and completion tokens over its result and
   trial rows, :mod:`scorekit.store.scorer_usage`) at the stored price of its judge (the
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scorekit.judge.prices import Price, stored_prices
-from scorekit.notebook import money_text
+from scorekit.notebook import dollars_text
 from scorekit.store.records import RunRecord
 from scorekit.usage import JudgeUsage
 
@@ -64,7 +64,7 @@ class RunCost:
 
     def scorer_text(self, scorer_id: str) -> str:
         """One scorer's cost as the views show it (``—``: its judge has no stored price)."""
-        return money_text(self.scorers.get(scorer_id))
+        return dollars_text(self.scorers.get(scorer_id))
 
     def total_text(self) -> str:
         """The run's total: ``$0.0123``, ``≥ $0.0123 (1 scorer unpriced)``, or ``—``.
@@ -78,8 +78,8 @@ class RunCost:
             return "—"
         missing = len(self.unpriced)
         if not missing:
-            return money_text(total)
-        return f"≥ {money_text(total)} ({missing} scorer{'s' if missing != 1 else ''} unpriced)"
+            return dollars_text(total)
+        return f"≥ {dollars_text(total)} ({missing} scorer{'s' if missing != 1 else ''} unpriced)"
 
 
 def run_cost(

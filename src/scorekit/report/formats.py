@@ -13,7 +13,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from pydantic_core import to_jsonable_python
 
-from scorekit.notebook import money_text, score_text
+from scorekit.notebook import dollars_text, score_text
 from scorekit.verdict import format_rate
 
 __all__ = ["BAND_LEGEND", "HIGH_BAND", "MID_BAND", "band", "pretty", "templates"]
@@ -60,7 +60,7 @@ def templates(package: str) -> Environment:
 
     Autoescaped, undefined names an error, blocks trimmed; the filters ``pretty``, ``number``,
     ``band``, ``rate`` (an error rate as a percentage) and ``money`` (US dollars,
-    :func:`scorekit.notebook.money_text`); callers add their own.
+    :func:`scorekit.notebook.dollars_text`); callers add their own.
 
     Args:
         package: the package holding a ``templates`` folder (``"scorekit.report"``).
@@ -73,7 +73,7 @@ def templates(package: str) -> Environment:
         lstrip_blocks=True,
     )
     env.filters.update(
-        pretty=pretty, number=score_text, band=band, rate=format_rate, money=money_text
+        pretty=pretty, number=score_text, band=band, rate=format_rate, money=dollars_text
     )
     env.globals.update(band_legend=BAND_LEGEND)
     return env

@@ -53,6 +53,7 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel, to_snake
 
+from scorekit.judge.dry_run import DRY_RUN
 from scorekit.judge.structured import SchemaSpec
 from scorekit.scorers.unit_sources import stray_units
 
@@ -364,7 +365,9 @@ class CountedReply(JudgeReply):
             if text.strip() in seen:
                 raise ValueError(f"{self.ITEMS} repeat {text!r}; list each one once")
             seen.add(text.strip())
-        strays = stray_units(texts, source) if source is not None else []
+        # a dry run's stand-in units come from no text (scorekit.judge.dry_run)
+        checked = source is not None and DRY_RUN.get() is None
+        strays = stray_units(texts, source) if checked and source is not None else []
         if strays:
             quoted = "; ".join(repr(texts[i][:80]) for i in strays[:3])
             raise ValueError(

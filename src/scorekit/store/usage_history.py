@@ -1,0 +1,102 @@
+"""What a scorer's judge calls cost in earlier stored runs: the measured means an estimate uses.
+
+``estimate_run`` (:mod:`scorekit.cost.estimate`) takes a scorer's expected completion tokens
+and seconds per call from here when the store holds earlier runs of the same scorer id with the
+same judge model; only results whose every call was sent (no cache hit) count, so that a
+cached reply (no tokens, no wait) does not pull the means down.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import SQLAlchemyError
+
+from scorekit.errors import StoreError
+from scorekit.store.store import Store
+from scorekit.store.tables import results
+
+__all__ = ["HISTORY_RUNS", "UsageHistory", "usage_history"]
+
+HISTORY_RUNS = 5
+"""The most recent stored runs of a scorer with its judge that the means are taken over."""
+
+
+@dataclass(frozen=True)
+class UsageHistory:
+    """Judge usage of a scorer in earlier runs, over the results whose calls were all sent.
+
+    Attributes:
+        runs: the runs read (newest first, at most :data:`HISTORY_RUNS`).
+        results: the results counted.
+        calls: their judge calls.
+        input_tokens: their prompt tokens.
+        output_tokens: their completion tokens.
+        latency_s: seconds they waited for the judge.
+    """
+
+    runs: tuple[str, ...] = ()
+    results: int = 0
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    latency_s: float = 0.0
+
+    @property
+    def output_per_call(self) -> float | None:
+        """Mean completion tokens per call, or ``None`` without a measured call."""
+        return self.output_tokens / self.calls if self.calls else None
+
+    @property
+    def seconds_per_call(self) -> float | None:
+        """Mean seconds per call, or ``None`` without a measured call."""
+        return self.latency_s / self.calls if self.calls else None
+
+
+def usage_history(
+    store: Store, scorer_id: str, judge: str, *, runs: int = HISTORY_RUNS
+) -> UsageHistory:
+    """The judge usage of ``scorer_id`` with ``judge`` in the newest stored runs that have it.
+
+    Args:
+        store: the results database.
+        scorer_id: the scorer's id in the runs.
+        judge: its judge model string (``"openai/gpt-4o-mini"``), as runs store it.
+        runs: how many of the newest such runs to read, >= 1.
+
+    Returns:
+        The totals (all zero when the store holds no such run).
+
+    Raises:
+        StoreError: the read failed.
+    """
+    matching: list[str] = []
+    for run in store.list_runs(None):
+        if any(s.get("id") == scorer_id and s.get("judge") == judge for s in run.scorers):
+            matching.append(run.id)
+            if len(matching) >= runs:
+                break
+    if not matching:
+        return UsageHistory()
+    query = select(
+        func.count(),
+        func.coalesce(func.sum(results.c.judge_calls), 0),
+        func.coalesce(func.sum(results.c.judge_input_tokens), 0),
+        func.coalesce(func.sum(results.c.judge_output_tokens), 0),
+        func.coalesce(func.sum(results.c.judge_latency_s), 0.0),
+    ).where(
+        results.c.run_id.in_(matching),
+        results.c.scorer_id == scorer_id,
+        results.c.judge_calls > 0,
+        results.c.judge_cache_hits == 0,
+    )
+    try:
+        with store.engine.connect() as conn:
+            row = conn.execute(query).one()
+    except SQLAlchemyError as exc:
+        raise StoreError(f"cannot read the judge usage of {scorer_id}: {exc}") from exc
+    count, calls, prompt, completion, seconds = row
+    return UsageHistory(
+        tuple(matching), int(count), int(calls), int(prompt), int(completion), float(seconds)
+    )
