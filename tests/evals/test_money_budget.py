@@ -320,3 +320,16 @@ def test_a_bad_price_in_a_config_names_the_file_and_the_field(
     assert done.exit_code == USAGE, done.output
     text = " ".join(done.output.split())
     assert f"{config}: a price is [input, output] dollars per million tokens, not [1]" in text
+
+
+def test_the_estimate_reads_max_cost_and_the_prices_given(
+    server: ScriptedServer, openai_on_server: Path
+) -> None:
+    flags = ["run", str(openai_on_server), "--scorer", "prompt-alignment", "--model",
+             "openai/gpt-4o-mini", "--estimate", "--max-cost", "0.01", "--no-store"]  # fmt: skip
+    at_table = _invoke(*flags)  # $0.15 and $0.60 a million tokens: about $0.0018
+    assert at_table.exit_code == 0, at_table.output
+    priced = _invoke(*flags, "--price", "openai/gpt-4o-mini=100,1000")
+    assert priced.exit_code == BUDGET, priced.output
+    assert "over budget: max_cost 0.01: the run would spend about" in priced.output
+    assert server.requests == []  # an estimate sends nothing

@@ -37,6 +37,8 @@ def plan_estimate(plan: RunPlan, db: str | None, *, use_store: bool = True) -> R
             store=(db or DEFAULT_DB_PATH) if use_store else None,
             max_judge_calls=plan.budget.get("max_judge_calls"),
             max_judge_tokens=plan.budget.get("max_judge_tokens"),
+            max_cost=plan.max_cost,
+            prices=plan.prices,
         )
     )
 
