@@ -117,7 +117,12 @@ def test_live_results_are_stored_with_their_origin(tmp_path: Path) -> None:
     assert run.name == f"rag-api {day.isoformat()}"
     assert run.id == live_run_id(RunKey("rag-api", day, ("length",)))
     assert (run.source, run.status, run.total_items, run.verdict) == ("LIVE", "finished", 2, None)
-    assert run.config == {"service": "rag-api", "day": day.isoformat(), "live": True}
+    assert run.config == {
+        "service": "rag-api",
+        "day": day.isoformat(),
+        "live": True,
+        "prices": {},  # a code scorer: no judge to price (docs/cost.md)
+    }
     first, second = rows
     assert (first.input, first.output, first.score, first.source) == (
         "abcd",
