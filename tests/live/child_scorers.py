@@ -63,3 +63,24 @@ def create_blocking_scorer(delay_s: float = 60.0) -> Scorer:
         return 1.0
 
     return create_scorer("blocking", description="blocks").generate_score(score)
+
+
+def create_judged_scorer(base_url: str) -> Scorer:
+    """One judge call per scored call, to the OpenAI-compatible server at ``base_url``
+    (id ``judged``; the reply must hold ``{"verdict": ...}``); score 1."""
+    from pydantic import BaseModel
+
+    from scorekit.judge import Judge
+    from scorekit.prompt_step import PromptStep
+
+    class Verdict(BaseModel):
+        verdict: str
+
+    judge = Judge("openai-compatible/live-budget", base_url=base_url, cache=False, max_retries=0)
+    step = PromptStep(description="v", create_prompt=lambda ctx: f"Fine? {ctx.run.output}",
+                      output_schema=Verdict)  # fmt: skip
+    return (
+        create_scorer("judged", description="asks the judge", judge=judge)
+        .analyze(step)
+        .generate_score(lambda ctx: 1.0)
+    )

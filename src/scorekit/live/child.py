@@ -42,6 +42,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import IO, Any
 
+from scorekit.live.daily_budget import DailyBudget
 from scorekit.live.worker import LiveJob, LiveWorker
 from scorekit.pipeline import Scorer
 
@@ -50,9 +51,9 @@ __all__ = ["COUNTERS", "HEADER", "NICE", "ORPHAN_CLOSE_S", "main", "read_message
 HEADER = struct.Struct(">I")
 """The length prefix of each message (4 bytes, big-endian)."""
 
-COUNTERS = struct.Struct("<8q")
+COUNTERS = struct.Struct("<9q")
 """The published counters: queued, scored, failed, pending, abandoned, dropped, flushed token,
-closed."""
+closed, over budget."""
 
 NICE = 10
 """How much the scoring process lowers its scheduling priority (``os.nice``): on a busy machine
@@ -149,6 +150,7 @@ def main() -> None:
                 stats.dropped,
                 state["flushed"],
                 state["closed"],
+                stats.over_budget,
             )
 
     store = Store(settings["store"])
@@ -158,6 +160,7 @@ def main() -> None:
         concurrency=settings["concurrency"],
         scorer_timeout=settings["scorer_timeout"],
         on_done=publish,
+        budget=DailyBudget.from_settings(settings.get("budget")),
     )
     sets: dict[int, tuple[Scorer, ...] | None] = {}
     deadline: float | None = None

@@ -49,6 +49,7 @@ from pydantic_core import to_jsonable_python
 
 import scorekit
 from scorekit.live.child import COUNTERS, HEADER
+from scorekit.live.daily_budget import DailyBudget
 from scorekit.live.worker import LiveJob, LiveStats
 from scorekit.pipeline import Scorer
 
@@ -83,10 +84,17 @@ class ProcessWorker:
             child starts or its pipe is full; past it jobs are dropped and counted.
         concurrency: jobs the child scores at once (>= 1).
         scorer_timeout: seconds one code-scorer call may take (``None``: no limit).
+        budget: the service's judge budget per UTC day (kept by the child), or ``None``.
     """
 
     def __init__(
-        self, store_url: str, *, queue_size: int, concurrency: int, scorer_timeout: float | None
+        self,
+        store_url: str,
+        *,
+        queue_size: int,
+        concurrency: int,
+        scorer_timeout: float | None,
+        budget: DailyBudget | None = None,
     ) -> None:
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._size = queue_size
@@ -95,6 +103,7 @@ class ProcessWorker:
             "concurrency": concurrency,
             "queue_size": queue_size,
             "scorer_timeout": scorer_timeout,
+            "budget": budget.to_settings() if budget is not None else None,
             "path": [p for p in sys.path if isinstance(p, str)],
         }
         # next() on an itertools.count is atomic under the GIL: no lock on the caller's path
@@ -166,7 +175,7 @@ class ProcessWorker:
             return dataclasses.replace(
                 self._final, **{name: getattr(self._final, name) + since[name] for name in since}
             )
-        c_queued, c_scored, c_failed, c_pending, c_abandoned, c_dropped, _, _ = self._read()
+        c_queued, c_scored, c_failed, c_pending, c_abandoned, c_dropped, _, _, c_over = self._read()
         mine = {name: self._mine(name) for name in _APP_COUNTS}
         done = c_queued - c_pending + c_dropped
         pending = mine["queued"] - done - mine["lost"] - mine["abandoned"] - self._settled
@@ -180,6 +189,7 @@ class ProcessWorker:
             abandoned=mine["abandoned"] + c_abandoned,
             not_sampled=mine["not_sampled"],
             lost=mine["lost"],
+            over_budget=c_over,
         )
 
     def flush(self, timeout: float | None) -> bool:
@@ -365,7 +375,7 @@ class ProcessWorker:
         code = child.wait()
         if self._closed or self._closing:
             return
-        c_queued, _, _, c_pending, _, c_dropped, _, _ = self._read()
+        c_queued, _, _, c_pending, _, c_dropped, *_ = self._read()
         lost = max(self._sent - (c_queued - c_pending + c_dropped), 0)
         self.count("lost", lost)
         self._dead.set()

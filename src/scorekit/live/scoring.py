@@ -37,8 +37,11 @@ from scorekit.errors import ConfigError
 from scorekit.evals.per_item import DEFAULT_SCORER_TIMEOUT, check_scorers
 from scorekit.evals.scorer_threads import check_scorer_timeout
 from scorekit.items import EvalItem
+from scorekit.judge.prices import PriceTable
+from scorekit.judge.spending import JudgeBudget, check_prices
 from scorekit.live.context import current_request_context, current_span_ids
 from scorekit.live.context import snapshot_request_context as _snapshot
+from scorekit.live.daily_budget import DailyBudget
 from scorekit.live.process import ProcessWorker
 from scorekit.live.runs import RunKey
 from scorekit.live.sampling import Sampling, read_sampling
@@ -319,10 +322,16 @@ class LiveScoring:
             function whose scorers all carry a spec (built by
             :func:`~scorekit.scorers.build_scorer`) in a child process, and others in a
             thread; ``"process"`` requires specs; ``"thread"`` never starts a process.
+        max_judge_calls: judge calls each UTC day may send (>= 1; ``None``: no limit), per
+            process (:mod:`scorekit.live.daily_budget`).
+        max_judge_tokens: prompt + completion tokens each UTC day may spend, per process.
+        max_cost: US dollars each UTC day may spend, per process (its judges need a price).
+        prices: price overrides, model string → ``[IN, OUT]`` dollars per million tokens
+            (:class:`~scorekit.judge.prices.PriceTable`).
 
     Raises:
         ConfigError: an empty service name, a size or concurrency below 1, a bad timeout, an
-            unknown ``worker``.
+            unknown ``worker``, a bad budget limit or price (``field`` names it).
         StoreError: the store cannot be opened.
 
     Example::
@@ -345,6 +354,10 @@ class LiveScoring:
         scorer_timeout: float | None = DEFAULT_SCORER_TIMEOUT,
         exit_timeout: float = 10.0,
         worker: WorkerKind = "auto",
+        max_judge_calls: int | None = None,
+        max_judge_tokens: int | None = None,
+        max_cost: float | None = None,
+        prices: Mapping[str, Any] | None = None,
     ) -> None:
         if not isinstance(service, str) or not service.strip():
             raise ConfigError("service must be a non-empty name", field="service")
@@ -358,6 +371,10 @@ class LiveScoring:
                 f"worker must be 'auto', 'process' or 'thread', not {worker!r}", field="worker"
             )
         timeout = check_scorer_timeout(scorer_timeout)
+        limits = {"max_judge_calls": max_judge_calls, "max_judge_tokens": max_judge_tokens,
+                  "max_cost": max_cost}  # fmt: skip
+        budget = JudgeBudget.from_options(limits)
+        self._budget = DailyBudget(budget, PriceTable(prices)) if budget is not None else None
         self.service = service
         """The service's name."""
         self._owns_store = not isinstance(store, Store)
@@ -426,6 +443,9 @@ class LiveScoring:
 
     def _worker_for(self, scorers: Sequence[Scorer]) -> tuple[LiveWorker | ProcessWorker, int]:
         """The worker of a function with these scorers, and their set id in the process."""
+        if self._budget is not None:  # a money budget needs every judge's price, now
+            models = [model for scorer in scorers for model in scorer.judge_models]
+            check_prices(self._budget.budget, self._budget.prices or PriceTable(), models)
         shared_store = not self.store.url.startswith("sqlite://") or self.store.url.startswith(
             "sqlite:///"
         )
@@ -459,6 +479,7 @@ class LiveScoring:
                 queue_size=self._queue_size,
                 concurrency=self._concurrency,
                 scorer_timeout=self._scorer_timeout,
+                budget=self._budget,
             )
         return self._thread
 
@@ -469,6 +490,7 @@ class LiveScoring:
                 queue_size=self._queue_size,
                 concurrency=self._concurrency,
                 scorer_timeout=self._scorer_timeout,
+                budget=self._budget,
             )
         return self._process
 

@@ -21,6 +21,7 @@ it could not finish in time as ``abandoned``.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import logging
 import queue
@@ -35,6 +36,8 @@ from scorekit._sync import run_sync
 from scorekit.errors import StoreError
 from scorekit.evals.per_item import score_item
 from scorekit.items import EvalItem
+from scorekit.judge.spending import BUDGET_STOP_KEY, JUDGE_LEDGER
+from scorekit.live.daily_budget import DailyBudget
 from scorekit.live.runs import LiveRun, RunKey
 from scorekit.pipeline import Scorer
 from scorekit.store import Store
@@ -83,6 +86,8 @@ class LiveStats:
         not_sampled: calls no scorer sampled (or filtered in, or whose trace was sampled out).
         lost: calls handed to the scoring process that died before it stored them
             (:mod:`scorekit.live.process`; logged); never scored.
+        over_budget: scorer results not scored because the day's judge budget was spent
+            (:mod:`scorekit.live.daily_budget`); never stored.
     """
 
     calls: int = 0
@@ -94,6 +99,7 @@ class LiveStats:
     abandoned: int = 0
     not_sampled: int = 0
     lost: int = 0
+    over_budget: int = 0
 
     def __add__(self, other: LiveStats) -> LiveStats:
         """The counters of two workers together."""
@@ -115,6 +121,7 @@ class LiveWorker:
         scorer_timeout: seconds one code-scorer call may take (``None``: no limit).
         on_done: called (on the worker thread) after each job is scored and recorded, or
             failed; the scoring process publishes its counters from it.
+        budget: the service's judge budget per UTC day, or ``None`` for none.
     """
 
     def __init__(
@@ -125,8 +132,10 @@ class LiveWorker:
         concurrency: int,
         scorer_timeout: float | None,
         on_done: Callable[[], None] | None = None,
+        budget: DailyBudget | None = None,
     ) -> None:
         self._store = store
+        self._budget = budget
         self._queue: queue.Queue[LiveJob] = queue.Queue(maxsize=queue_size)
         self._concurrency = concurrency
         self._scorer_timeout = scorer_timeout
@@ -262,13 +271,28 @@ class LiveWorker:
 
     async def _handle(self, job: LiveJob) -> None:
         try:
+            ledger = self._budget.ledger(job.key.day) if self._budget is not None else None
+            if ledger is not None and ledger.exhausted:  # the day's budget is spent
+                self._not_scored(job, len(job.scorers))
+                return
             try:
                 item = job.build()
             except Exception as exc:
                 self.count("failed", len(job.scorers))
                 logger.warning("live call not scored: its item could not be built: %r", exc)
                 return
-            outcome = await score_item(item, job.scorers, scorer_timeout=self._scorer_timeout)
+            token = JUDGE_LEDGER.set(ledger)
+            try:
+                outcome = await score_item(item, job.scorers, scorer_timeout=self._scorer_timeout)
+            finally:
+                JUDGE_LEDGER.reset(token)
+            refused = outcome.refused_by_budget()
+            if refused:  # half-judged: not stored
+                self._not_scored(job, len(refused))
+                kept = {s: r for s, r in outcome.scorer_results.items() if s not in refused}
+                if not kept:
+                    return
+                outcome = dataclasses.replace(outcome, scorer_results=kept, trials={})
             run = self._run(job)
             try:
                 await run.recorder.record(outcome)
@@ -300,6 +324,16 @@ class LiveWorker:
             if self._on_done is not None:
                 self._on_done()
 
+    def _not_scored(self, job: LiveJob, results: int) -> None:
+        """Count ``results`` of ``job`` left unscored by the day's budget.
+
+        Its run is opened, so that the budget's stop is written on it when it finishes.
+        """
+        assert self._budget is not None
+        self._budget.not_scored(job.key.day, results)
+        self.count("over_budget", results)
+        self._run(job)
+
     def _run(self, job: LiveJob) -> LiveRun:
         run = self._runs.get(job.key)
         if run is None:
@@ -310,7 +344,10 @@ class LiveWorker:
 
     def _finish(self, key: RunKey) -> None:
         run = self._runs.pop(key)
+        stop = self._budget.stop(key.day) if self._budget is not None else None
         try:
+            if stop is not None:
+                self._store.update_config(run.run_id, {BUDGET_STOP_KEY: stop})
             run.finish()
         except StoreError:
             logger.exception("the live run %s could not be finished", run.run_id)
