@@ -6,15 +6,37 @@ one row per LLM scorer and a total, each figure as ``expected (at most upper)``.
 
 from __future__ import annotations
 
+from typing import Annotated
+
+import typer
+from rich.console import Console
 from rich.table import Table
 
 from scorekit._sync import run_sync
+from scorekit.cli import exit_codes
 from scorekit.cli.plan import RunPlan
 from scorekit.cost.estimate import RunEstimate, ScorerEstimate, estimate_run
 from scorekit.notebook import dollars_text
 from scorekit.store.engines import DEFAULT_DB_PATH
 
-__all__ = ["estimate_lines", "estimate_table", "plan_estimate"]
+__all__ = ["EstimateOption", "estimate_lines", "estimate_table", "plan_estimate", "print_estimate"]
+
+EstimateOption = Annotated[
+    bool,
+    typer.Option(
+        "--estimate",
+        help="Print the judge calls, tokens, money and time the run would cost; run nothing",
+    ),
+]
+"""``scorekit run --estimate``."""
+
+
+def print_estimate(found: RunEstimate, console: Console) -> int:
+    """Print the estimate's table and notes; return the exit code (4: a budget is crossed)."""
+    console.print(estimate_table(found))
+    for line in estimate_lines(found):
+        console.print(line, markup=False, highlight=False)
+    return exit_codes.BUDGET if found.over_budget else exit_codes.OK
 
 
 def plan_estimate(plan: RunPlan, db: str | None, *, use_store: bool = True) -> RunEstimate:

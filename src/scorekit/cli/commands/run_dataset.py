@@ -42,7 +42,7 @@ from scorekit.cli.commands.run_outcome import print_interrupted, print_verdict
 from scorekit.cli.config import load_config
 from scorekit.cli.correlation import AGREEMENT_KEY, agreement
 from scorekit.cli.dataset_identity import IDENTITY_KEY, check_resumed_dataset, dataset_identity
-from scorekit.cli.estimate_table import estimate_lines, estimate_table, plan_estimate
+from scorekit.cli.estimate_table import EstimateOption, plan_estimate, print_estimate
 from scorekit.cli.option_texts import parse_agreement_gates, parse_error_rates, parse_pairs
 from scorekit.cli.plan import (
     DataFlags,
@@ -53,7 +53,6 @@ from scorekit.cli.plan import (
     threshold_ids,
 )
 from scorekit.cli.run_log import RunLog
-from scorekit.cost import RunEstimate
 from scorekit.errors import ConfigError, ScorekitError
 from scorekit.evals import EvalInterrupted, EvalItem, EvalRunResult, Executor, run_evals_sync
 from scorekit.judge_grade import TEST_GRADE_JUDGES
@@ -205,13 +204,7 @@ def run(
     max_judge_tokens: MaxJudgeTokensOption = None,
     max_cost: MaxCostOption = None,
     price: PriceOption = None,
-    estimate: Annotated[
-        bool,
-        typer.Option(
-            "--estimate",
-            help="Print the judge calls, tokens, money and time the run would cost; run nothing",
-        ),
-    ] = False,
+    estimate: EstimateOption = False,
     min_agreement: MinAgreementOption = None,
     db: DbOption = None,
     no_store: Annotated[
@@ -431,7 +424,8 @@ def run(
         )
         plan.check()  # reads the first record: an empty dataset or a missing field stops here
         if estimate:  # sends nothing, writes nothing
-            _print_estimate(plan_estimate(plan, plan.db, use_store=not no_store))
+            found = plan_estimate(plan, plan.db, use_store=not no_store)
+            raise typer.Exit(print_estimate(found, _out()))
         chosen = _executor(executor, ray_address, workers, plan.concurrency)
         store = None if no_store else Store(plan.db)
     except ScorekitError as exc:
@@ -470,13 +464,6 @@ def run(
     if result.budget_stop is not None:
         raise typer.Exit(exit_codes.BUDGET)
     raise typer.Exit(exit_codes.OK if result.verdict == "passed" else exit_codes.FAILED)
-
-
-def _print_estimate(found: RunEstimate) -> None:
-    _out().print(estimate_table(found))
-    for line in estimate_lines(found):
-        _out().print(line, markup=False, highlight=False)
-    raise typer.Exit(exit_codes.BUDGET if found.over_budget else exit_codes.OK)
 
 
 def _execute(
