@@ -46,7 +46,7 @@ from judge_quality.metrics import auroc, balanced_accuracy
 from judge_quality.runner import JudgeOptions, cut_row
 
 HERE = Path(__file__).resolve().parent
-LABELS = {"context-relevance": "context_relevance", "faithfulness": "faithfulness"}
+LABELS = {"context-relevance": "context_relevance", "faithfulness": "answer_faithfulness"}
 PEERS = ("mastra", "ragas", "deepeval")
 VENV_PYTHON = HERE / ".venv" / "bin" / "python"
 
