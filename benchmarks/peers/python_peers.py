@@ -29,6 +29,9 @@ calls. A row's tokens are ``null`` when a reply with status 200 carried no ``usa
 cannot be measured then); a failed reply counts as a call with no tokens. Rows run one after
 another, so each row's figures are its own.
 
+With ``PEERS_REPLIES=FILE`` in the environment the proxy also appends each call's status and the
+server's reply to FILE (a JSON line each), to see why a library rejected a reply.
+
 Telemetry is off (``RAGAS_DO_NOT_TRACK=true``, ``DEEPEVAL_TELEMETRY_OPT_OUT=YES``), the API key
 is a dummy, and DeepEval's own per-call time limit (derived from a 180 s budget) is raised to
 900 s, the benchmark judge's timeout, since a call to a loaded CPU judge can take minutes.
@@ -70,7 +73,9 @@ ENVIRONMENT = {
 class Counter:
     """Judge calls and tokens seen by the proxy, shared by its threads."""
 
-    def __init__(self) -> None:
+    def __init__(self, replies: str | None = None) -> None:
+        self.replies = replies
+        """A file to append each call's status and reply to, or ``None``."""
         self.lock = threading.Lock()
         self.calls = 0
         self.input_tokens = 0
@@ -91,6 +96,11 @@ class Counter:
                 self.output_tokens += int(usage.get("completion_tokens") or 0)
             elif status == 200:
                 self.unmeasured += 1
+            if self.replies:
+                reply = body.decode("utf-8", errors="replace")
+                with open(self.replies, "a", encoding="utf-8") as sink:
+                    sink.write(json.dumps({"call": self.calls, "status": status, "reply": reply}))
+                    sink.write("\n")
 
 
 def _usage(body: bytes) -> dict[str, Any] | None:
@@ -225,7 +235,7 @@ def deepeval_scorer(base_url: str, metric: str, failures: list[str]) -> Scorer:
 
 
 async def run(peer: str, base_url: str, metric: str, out: Any) -> None:
-    counter = Counter()
+    counter = Counter(os.environ.get("PEERS_REPLIES") or None)
     proxied = start_proxy(base_url, counter)
     path = urlsplit(base_url).path.rstrip("/")
     failures: list[str] = []
