@@ -6,7 +6,8 @@ compares, per LLM scorer, the estimate with the run's stored usage:
 
 - **no history**: the estimate of all items with an empty store (typical replies give the
   completion tokens);
-- **two folds**: the items split in half by position; each half is estimated with a store
+- **an earlier run** (``--history DB``): all items, with the earlier runs that store holds;
+- **two folds**: the items split in half (in id order); each half is estimated with a store
   that holds only the run's rows of the *other* half (so the measured means come from items
   it does not estimate), and compared with the run's rows of the estimated half.
 
@@ -106,6 +107,8 @@ def main() -> None:
     parser.add_argument("--model", required=True)
     parser.add_argument("--db", type=Path, required=True)
     parser.add_argument("--run", required=True, help="the stored run's name or id")
+    parser.add_argument("--history", type=Path, default=None,
+                        help="also estimate every item with this store's earlier runs")  # fmt: skip
     args = parser.parse_args()
     with Store(args.db, read_only=True) as store:
         run_id = store.get_run(args.run).id
@@ -114,6 +117,10 @@ def main() -> None:
         folder = Path(tmp)
         report("all items, no history", estimate(args, folder / "c0", None, None),
                actual_usage(args.db, run_id, None))  # fmt: skip
+        if args.history is not None:
+            report(f"all items, history from {args.history.name}",
+                   estimate(args, folder / "c1", None, args.history),
+                   actual_usage(args.db, run_id, None))  # fmt: skip
         half = len(all_items) // 2
         folds = [(set(all_items[:half]), set(all_items[half:])),
                  (set(all_items[half:]), set(all_items[:half]))]  # fmt: skip

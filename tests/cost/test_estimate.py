@@ -210,3 +210,17 @@ def test_a_large_run_is_estimated_from_a_seeded_sample_scaled_to_every_item(
     assert found.notes == (
         "dry run of a seeded sample of 10 of the 30 items; the figures are scaled to all of them",
     )
+
+
+def test_a_failed_result_does_not_pull_the_measured_means_down(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    scorer = _scorer(_judge(server))
+    server.enqueue(Reply(status=500, body={"error": {"message": "down"}}))
+    server.default = _tokenizing('{"verdict": "yes"}')
+    done = run_evals_sync(ITEMS[:3], [scorer], store=tmp_path / "s.db", concurrency=1)
+    counts = done.summaries[scorer.id].counts
+    assert (counts["ok"], counts["error"]) == (2, 1)
+    with Store(tmp_path / "s.db") as store:
+        history = run_sync(estimate_run(ITEMS, [scorer], store=store)).scorers[0].history
+    assert (history.results, history.calls, history.output_tokens) == (2, 2, 2 * COMPLETION)

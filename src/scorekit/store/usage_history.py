@@ -2,8 +2,9 @@
 
 ``estimate_run`` (:mod:`scorekit.cost.estimate`) takes a scorer's expected completion tokens
 and seconds per call from here when the store holds earlier runs of the same scorer id with the
-same judge model; only results whose every call was sent (no cache hit) count, so that a
-cached reply (no tokens, no wait) does not pull the means down.
+same judge model; only results whose every call was sent (no cache hit) and that did not fail
+count, so that a cached reply (no tokens, no wait) or a cancelled call (no tokens reported)
+does not pull the means down.
 """
 
 from __future__ import annotations
@@ -90,6 +91,7 @@ def usage_history(
         results.c.scorer_id == scorer_id,
         results.c.judge_calls > 0,
         results.c.judge_cache_hits == 0,
+        results.c.status != "error",  # a failed call (a timeout) reports no tokens
     )
     try:
         with store.engine.connect() as conn:
