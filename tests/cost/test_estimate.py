@@ -16,9 +16,10 @@ from typer.testing import CliRunner
 from scorekit import create_scorer
 from scorekit._sync import run_sync
 from scorekit.cli import app
-from scorekit.cli.exit_codes import BUDGET, OK
+from scorekit.cli.exit_codes import BUDGET, OK, USAGE
 from scorekit.cost import estimate_run
 from scorekit.cost.estimate import APPROX_UPPER_FACTOR, REPAIR_TOKENS
+from scorekit.errors import ConfigError
 from scorekit.evals import run_evals_sync
 from scorekit.judge import Judge
 from scorekit.judge.dry_run import approx_prompt_tokens
@@ -115,6 +116,9 @@ def test_what_the_judge_cache_holds_costs_nothing(server: ScriptedServer, tmp_pa
     sent = len(server.requests)
     after = run_sync(estimate_run(ITEMS, [scorer])).scorers[0]
     assert (after.calls, after.cache_hits, after.exact) == (2, 3, True)
+    # a repeated trial samples anew: the cache answers none of the repeats
+    repeated = run_sync(estimate_run(ITEMS, [scorer], trials=3)).scorers[0]
+    assert (repeated.calls, repeated.cache_hits) == (2 + 2 * 5, 3)
     assert len(server.requests) == sent
 
 
@@ -159,7 +163,7 @@ def test_budgets_the_run_would_or_could_cross_are_named(server: ScriptedServer) 
     assert (roomy.over_budget, roomy.may_cross) == ((), ())
     unbounded = run_sync(estimate_run(ITEMS, [_scorer(_judge(server))], max_judge_tokens=10**6))
     assert unbounded.may_cross == (
-        "max_judge_tokens 1e+06: the run may spend more (its tokens have no upper bound)",
+        "max_judge_tokens 1,000,000: the run may spend more (its tokens have no upper bound)",
     )
 
 
@@ -190,6 +194,8 @@ def test_cli_estimate_prints_the_table_and_exits_4_over_a_budget(
     assert "over budget: max_judge_calls 2: the run would spend about 3 calls" in over.output
     fine = CliRunner().invoke(app, args)
     assert fine.exit_code == OK, fine.output
+    resumed = CliRunner().invoke(app, [*args, "--resume", "latest"])
+    assert resumed.exit_code == USAGE and "drop --resume" in resumed.output
     assert "estimate: 3 items, nothing sent to a judge" in fine.output
     assert server.requests == []
     assert not (tmp_path / ".scorekit" / "scorekit.db").exists()  # no store written
@@ -224,3 +230,41 @@ def test_a_failed_result_does_not_pull_the_measured_means_down(
     with Store(tmp_path / "s.db") as store:
         history = run_sync(estimate_run(ITEMS, [scorer], store=store)).scorers[0].history
     assert (history.results, history.calls, history.output_tokens) == (2, 2, 2 * COMPLETION)
+
+
+def test_typical_replies_fit_a_small_reply_budget(server: ScriptedServer) -> None:
+    judge = _judge(server, max_tokens=100)
+    scorer = build_scorer("toxicity", model=judge)
+    found = run_sync(estimate_run([{"id": "a", "output": "the answer is 42"}], [scorer]))
+    (only,) = found.scorers
+    assert (only.calls, only.errors, found.notes) == (2, 0, ())
+
+
+def test_items_that_would_call_no_judge_and_failed_dry_runs_are_said(
+    server: ScriptedServer,
+) -> None:
+    scorer = build_scorer("faithfulness", model=_judge(server))
+    items = [{"id": "a", "input": "q", "output": "Paris is in France."}]  # no context
+    found = run_sync(estimate_run(items, [scorer]))
+    assert found.scorers[0].calls == 0
+    assert found.notes[0].startswith("faithfulness-scorer: 1 item(s) would call no judge")
+
+
+def test_the_estimate_checks_its_options_as_a_run_does(server: ScriptedServer) -> None:
+    scorer = _scorer(_judge(server))
+    for options, field in (
+        ({"max_judge_calls": 0}, "max_judge_calls"),
+        ({"max_cost": float("nan")}, "max_cost"),
+        ({"concurrency": 0}, "concurrency"),
+        ({"max_cost": 1.0}, "prices"),  # the judge has no price
+    ):
+        with pytest.raises(ConfigError) as caught:
+            run_sync(estimate_run(ITEMS, [scorer], **options))
+        assert caught.value.field == field, options
+
+
+def test_money_over_budget_is_written_in_dollars(server: ScriptedServer) -> None:
+    judge = _judge(server, max_tokens=64)
+    found = run_sync(estimate_run(ITEMS, [_scorer(judge)], max_cost=0.0001,
+                                  prices={judge.model_id: [100.0, 100.0]}))  # fmt: skip
+    assert found.over_budget[0].startswith("max_cost $0.0001: the run would spend about $0.")

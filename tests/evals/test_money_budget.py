@@ -331,5 +331,21 @@ def test_the_estimate_reads_max_cost_and_the_prices_given(
     assert at_table.exit_code == 0, at_table.output
     priced = _invoke(*flags, "--price", "openai/gpt-4o-mini=100,1000")
     assert priced.exit_code == BUDGET, priced.output
-    assert "over budget: max_cost 0.01: the run would spend about" in priced.output
+    assert "over budget: max_cost $0.0100: the run would spend about $" in priced.output
     assert server.requests == []  # an estimate sends nothing
+
+
+def test_a_resume_with_a_money_budget_uses_the_prices_stored_with_the_run(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    server.default = Reply('{"verdict": "yes"}')
+    scorer, model = _scorer(server)
+    db = tmp_path / "r.db"
+    stopped = run_evals_sync(ITEMS, [scorer], store=db, max_cost=2 * CALL_COST,
+                             prices={model: PRICE}, concurrency=1)  # fmt: skip
+    assert stopped.budget_stop is not None
+    # no price given now: the stored one counts, so the money budget can be checked
+    done = run_evals_sync(ITEMS, [scorer], store=db, resume=stopped.run_id, max_cost=1.0)
+    assert (done.status, done.total_items) == ("finished", 10)
+    with pytest.raises(ConfigError):  # a run that never stored the price is still refused
+        run_evals_sync(ITEMS, [_scorer(server)[0]], store=db, max_cost=1.0)

@@ -106,3 +106,19 @@ def test_a_money_budget_needs_the_price_of_every_judge(
     priced.wrap(lambda q: q, [create_judged_scorer(server.base_url)])
     live.close(1)
     priced.close(1)
+
+
+def test_the_services_prices_are_stored_with_its_runs(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    server.default = Reply('{"verdict": "yes"}')
+    db = tmp_path / "p.db"
+    live = LiveScoring(db, service="s", worker="thread", concurrency=1,
+                       prices={"openai-compatible/live-budget": [2.0, 4.0]})  # fmt: skip
+    answer = live.wrap(lambda q: q, [create_judged_scorer(server.base_url)])
+    answer("q")
+    live.close(10)
+    ((run, rows),) = _runs(db)
+    assert len(rows) == 1
+    price = run.config["prices"]["openai-compatible/live-budget"]
+    assert (price["input_per_mtok"], price["output_per_mtok"]) == (2.0, 4.0)

@@ -291,12 +291,16 @@ class RunPlan:
                 field="correlate",
             )
 
-    def price_run(self, max_cost: float | None, prices: Sequence[str]) -> None:
+    def price_run(
+        self, max_cost: float | None, prices: Sequence[str], *, check: bool = True
+    ) -> None:
         """Apply ``--max-cost`` and ``--price`` (they win over the config's), and check them.
 
         Args:
             max_cost: ``--max-cost`` in US dollars, or ``None`` (the config's, if any).
             prices: ``--price MODEL=IN,OUT`` texts (dollars per million tokens).
+            check: check a money budget against the prices now (off for a resume: the prices
+                stored with the run count, and ``run_evals`` checks them).
 
         Raises:
             ConfigError: a malformed ``--price`` (``field="--price"``), a ``max_cost`` that is
@@ -310,8 +314,9 @@ class RunPlan:
             budget = JudgeBudget(max_cost=self.max_cost)
         except ConfigError as exc:
             raise ConfigError(f"--max-cost / max_cost: {exc}", field="max-cost") from exc
-        models = [model for scorer in self.scorers for model in scorer.judge_models]
-        check_prices(budget, PriceTable(self.prices), models)
+        if check:
+            models = [model for scorer in self.scorers for model in scorer.judge_models]
+            check_prices(budget, PriceTable(self.prices), models)
 
 
 def _lacks(item: EvalItem, name: str) -> bool:

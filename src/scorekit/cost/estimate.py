@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -54,7 +54,10 @@ from scorekit.evals.text_limits import DEFAULT_MAX_TEXT_CHARS
 from scorekit.items import EvalItem
 from scorekit.judge.dry_run import DRY_RUN, DryRun, DryRunCall
 from scorekit.judge.prices import Price, PriceTable
+from scorekit.judge.spending import JudgeBudget, check_prices
+from scorekit.notebook import dollars_text
 from scorekit.pipeline import Scorer
+from scorekit.results import ScorerRunResult
 
 if TYPE_CHECKING:
     from scorekit.store.store import Store
@@ -194,8 +197,21 @@ class _Tally:
 
     items: int = 0
     errors: int = 0
+    first_error: str | None = None
+    no_call: int = 0
+    first_no_call: str | None = None
     judge: str | None = None
     calls: list[tuple[DryRunCall, int]] = field(default_factory=list)  # (call, earlier budget)
+
+    def note(self, outcome: ScorerRunResult, calls: int) -> None:
+        """Count a dry run that failed after calling the judge, or never called it."""
+        why = outcome.error.message if outcome.error is not None else (outcome.reason or "")
+        if calls and outcome.status == "error":
+            self.errors += 1
+            self.first_error = self.first_error or why
+        elif not calls and outcome.status in ("error", "skipped"):
+            self.no_call += 1
+            self.first_no_call = self.first_no_call or f"{outcome.status}: {why}"
 
 
 def _upper_prompt(call: DryRunCall, earlier_budget: int) -> int:
@@ -224,28 +240,29 @@ def _summed(
 
     ``scale`` is the items read over the items dry-run (1 without a sample).
     """
+    # a call the cache answers is free the first time; a repeat (trials=k) samples anew, so
+    # the cache never answers it: each call is sent (0 or 1) + (trials - 1) times
+    sent = [
+        (call, before, (0 if call.cache_hit else 1) + trials - 1) for call, before in tally.calls
+    ]
+    sent = [entry for entry in sent if entry[2]]
 
-    def scaled(value: int, repeats: int = trials) -> int:
-        return round(value * repeats * scale)
+    def total(value: Callable[[DryRunCall, int], float]) -> float:
+        return sum(value(call, before) * times for call, before, times in sent) * scale
 
-    sent = [(call, before) for call, before in tally.calls if not call.cache_hit]
-    calls = scaled(len(sent))
-    prompt = scaled(sum(call.prompt_tokens for call, _ in sent))
-    prompt_upper = math.ceil(
-        sum(_upper_prompt(call, before) for call, before in sent) * trials * scale
-    )
+    calls = round(total(lambda call, before: 1))
+    prompt = round(total(lambda call, before: call.prompt_tokens))
+    prompt_upper = math.ceil(total(_upper_prompt))
     per_call = history.output_per_call
     if per_call is not None:
         completion, source = round(per_call * calls), "history"
     else:
-        completion = scaled(sum(call.completion_tokens for call, _ in sent))
+        completion = round(total(lambda call, before: call.completion_tokens))
         source = "typical"
-    unbounded = any(call.max_tokens is None for call, _ in sent)
+    unbounded = any(call.max_tokens is None for call, _, _ in sent)
     completion_upper = (
         None if unbounded
-        else math.ceil(
-            sum((3 if c.structured else 2) * (c.max_tokens or 0) for c, _ in sent) * trials * scale
-        )
+        else math.ceil(total(lambda c, b: (3 if c.structured else 2) * (c.max_tokens or 0)))
     )  # fmt: skip
     price = prices.price(tally.judge) if tally.judge is not None else None
     cost = price.cost(prompt, completion) if price is not None else None
@@ -261,15 +278,15 @@ def _summed(
         judge=tally.judge,
         items=round(tally.items * scale),
         calls=calls,
-        calls_upper=math.ceil(sum(3 if c.structured else 2 for c, _ in sent) * trials * scale),
-        exact=scale == 1 and all(call.exact for call, _ in tally.calls),
+        calls_upper=math.ceil(total(lambda call, before: 3 if call.structured else 2)),
+        exact=scale == 1 and not tally.errors and all(call.exact for call, _ in tally.calls),
         cache_hits=round(sum(call.cache_hit for call, _ in tally.calls) * scale),
         prompt_tokens=prompt,
         prompt_tokens_upper=prompt_upper,
         completion_tokens=completion,
         completion_tokens_upper=completion_upper,
         completion_from=source,
-        counted=all(call.counted for call, _ in sent),
+        counted=all(call.counted for call, _, _ in sent),
         price=price,
         cost=cost,
         cost_upper=cost_upper,
@@ -280,11 +297,11 @@ def _summed(
 
 
 def _stand_in(item: EvalItem) -> EvalItem:
-    """``item`` with a stand-in for the target's output: its ground truth, else empty."""
+    """``item`` with a stand-in for the target's output: its ground truth, else its input."""
     if item.has_output:
         return item
-    truth = item.ground_truth
-    return replace(item, output=truth if truth is not None else "", has_output=True)
+    stand_in = item.ground_truth if item.ground_truth not in (None, "") else item.input
+    return replace(item, output=stand_in if stand_in is not None else "", has_output=True)
 
 
 def _over_budget(
@@ -298,20 +315,25 @@ def _over_budget(
         "max_judge_tokens": ("tokens", "tokens_upper", "tokens"),
         "max_cost": ("cost", "cost_upper", "dollars"),
     }
+
+    def amount(value: float, unit: str) -> str:
+        return dollars_text(value) if unit == "dollars" else f"{round(value):,} {unit}"
+
     for limit, (expected, upper, unit) in pairs.items():
         value = budget.get(limit)
         if value is None:
             continue
+        shown = dollars_text(value) if unit == "dollars" else f"{round(value):,}"
         if totals[expected] is not None and totals[expected] > value:
             found.append(
-                f"{limit} {value:g}: the run would spend about {totals[expected]:,.4g} {unit}"
+                f"{limit} {shown}: the run would spend about {amount(totals[expected], unit)}"
             )
         elif totals[upper] is None or totals[upper] > value:
             most = (
                 f"its {unit} have no upper bound" if totals[upper] is None
-                else f"up to {totals[upper]:,.4g} {unit}"
+                else f"up to {amount(totals[upper], unit)}"
             )  # fmt: skip
-            may.append(f"{limit} {value:g}: the run may spend more ({most})")
+            may.append(f"{limit} {shown}: the run may spend more ({most})")
     return tuple(found), tuple(may)
 
 
@@ -372,8 +394,20 @@ async def estimate_run(
     chosen = check_scorers(scorers)
     if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
         raise ConfigError(f"trials must be an integer >= 1, not {trials!r}", field="trials")
+    if concurrency is not None and (
+        isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1
+    ):
+        raise ConfigError(
+            f"concurrency must be an integer >= 1, not {concurrency!r}", field="concurrency"
+        )
     table = PriceTable(prices, source="prices")
     judged = [s for s in chosen if not is_local(s)]
+    # the run's own checks: bad limits, a money budget over a judge without a price
+    limits = JudgeBudget.from_options(
+        {"max_judge_calls": max_judge_calls, "max_judge_tokens": max_judge_tokens,
+         "max_cost": max_cost}
+    )  # fmt: skip
+    check_prices(limits, table, [model for s in judged for model in s.judge_models])
     jobs = {s.id: ItemJob((s,), max_text_chars=max_text_chars) for s in judged}
     tallies = {s.id: _Tally() for s in judged}
     if sample_items is not None and (
@@ -406,7 +440,7 @@ async def estimate_run(
                 DRY_RUN.reset(token)
             tally = tallies[scorer.id]
             tally.items += 1
-            tally.errors += outcome.status == "error" and bool(book.calls)
+            tally.note(outcome, len(book.calls))
             budget = 0
             for call in book.calls:
                 tally.judge = tally.judge or call.model_id
@@ -436,6 +470,18 @@ async def estimate_run(
     notes = []
     if target is not None:
         notes.append("the target is not called: an item's ground truth stands in for its output")
+    for scorer in judged:
+        tally = tallies[scorer.id]
+        if tally.errors:
+            notes.append(
+                f"{scorer.id}: {tally.errors} dry run(s) failed after a call (their later calls "
+                f"are not counted, so the figures are low); first: {tally.first_error}"
+            )
+        if tally.no_call:
+            notes.append(
+                f"{scorer.id}: {tally.no_call} item(s) would call no judge (the run would "
+                f"record them so); first: {tally.first_no_call}"
+            )
     sampled = len(chosen_items) if len(chosen_items) < read else None
     if sampled is not None:
         notes.append(

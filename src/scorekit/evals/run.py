@@ -51,7 +51,7 @@ from scorekit.evals.source import ItemSource
 from scorekit.evals.target_calls import DEFAULT_TARGET_TIMEOUT
 from scorekit.evals.text_limits import DEFAULT_MAX_TEXT_CHARS
 from scorekit.items import EvalItem, ItemResult
-from scorekit.judge.prices import PriceTable
+from scorekit.judge.prices import PriceTable, stored_prices
 from scorekit.judge.spending import (
     BUDGET_STOP_KEY,
     JUDGE_LEDGER,
@@ -140,9 +140,8 @@ class _Run:
             trials,
             max_text_chars,
         )
-        check_prices(
-            self.budget, self.prices, (m for s in self.job.scorers for m in s.judge_models)
-        )
+        if options.get("resume") is None:  # a resumed run's stored prices count: checked below
+            self._check_prices()
         self.source = ItemSource(
             data,
             require_output=target is None,
@@ -201,6 +200,10 @@ class _Run:
         if self.recorder is not None and resume is not None:
             try:
                 self.resumed = self.recorder.load(resume, scorers=self.job.scorers)
+                # the prices stored with the run stand where none is given now
+                stored = stored_prices(self.resumed.config) or {}
+                self.prices = PriceTable({**stored, **self.prices.overrides}, source="stored")
+                self._check_prices()
                 limits = self._resumed_thresholds(limits, self.resumed)
                 error_limits = self._resumed_error_limits(
                     error_limits if max_error_rate is not None else None, self.resumed
@@ -236,6 +239,12 @@ class _Run:
             trials=trials,
             store_url=self.recorder.url if self.recorder is not None else None,
             resumed=resume is not None,
+        )
+
+    def _check_prices(self) -> None:
+        """Refuse a money budget over a judge model without a price (before anything runs)."""
+        check_prices(
+            self.budget, self.prices, (m for s in self.job.scorers for m in s.judge_models)
         )
 
     @staticmethod

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from scorekit.judge.cache import JudgeCache, cache_key
 from scorekit.judge.model import ChatMessage, JudgeModel, JudgeRequest, JudgeResponse
-from scorekit.judge.typical_reply import typical_reply
+from scorekit.judge.typical_reply import TYPICAL_REASON_WORDS, TYPICAL_WORDS, typical_reply
 
 __all__ = [
     "APPROX_CHARS_PER_TOKEN",
@@ -72,8 +72,9 @@ class DryRunCall:
     Attributes:
         model_id: the judge model (``"provider/name"``).
         step: the asking step (``"analyze"`` ...), or ``None``.
-        prompt_tokens: its prompt's tokens (counted or approximated; 0 for a cache hit).
-        completion_tokens: the stand-in reply's tokens (approximated; 0 for a cache hit).
+        prompt_tokens: its prompt's tokens (counted or approximated).
+        completion_tokens: the reply's tokens, the stand-in's or the cached one's
+            (approximated).
         max_tokens: its reply budget (``None``: none was set).
         structured: whether it asks for a schema (else free text).
         cache_hit: whether the judge cache answered it (it would cost nothing).
@@ -109,6 +110,11 @@ DRY_RUN: ContextVar[DryRun | None] = ContextVar("scorekit_dry_run", default=None
 
 TokenCounter = Callable[[JudgeRequest], int]
 """Counts a request's prompt tokens with the model's own tokenizer (blocking)."""
+
+
+def _text_tokens(text: str) -> int:
+    """A reply's tokens, approximated as a prompt's are (without the message overhead)."""
+    return approx_prompt_tokens([ChatMessage("assistant", text)]) - 2 * APPROX_MESSAGE_TOKENS
 
 
 class DryRunModel:
@@ -169,20 +175,29 @@ class DryRunModel:
         if book is None:
             return await self.inner.complete(request)
         exact = book.exact_so_far
-        if self.cache is not None and self.identity is not None:
-            cached = self.cache.get(cache_key(self.identity, request))
-            if cached is not None:
-                book.calls.append(self._call(request, 0, 0, cache_hit=True, exact=exact))
-                return cached
         counted = self.counter is not None
         if self.counter is not None:
             tokens = self.counter(request)
         else:
             tokens = approx_prompt_tokens(request.messages)
+        if self.cache is not None and self.identity is not None:
+            cached = self.cache.get(cache_key(self.identity, request))
+            if cached is not None:  # free now; a repeated trial would send it (its tokens)
+                completion = _text_tokens(cached.text)
+                book.calls.append(
+                    self._call(request, tokens, completion, cache_hit=True, exact=exact,
+                               counted=counted)
+                )  # fmt: skip
+                return cached
         reply = typical_reply(request.output_schema, request.prompt, request.top_logprobs)
-        completion = approx_prompt_tokens([ChatMessage("assistant", reply.text)]) - (
-            2 * APPROX_MESSAGE_TOKENS
-        )
+        completion = _text_tokens(reply.text)
+        words = TYPICAL_REASON_WORDS if request.output_schema is None else TYPICAL_WORDS
+        while request.max_tokens is not None and completion > request.max_tokens and words > 1:
+            words //= 2  # a judge writes within its reply budget
+            reply = typical_reply(
+                request.output_schema, request.prompt, request.top_logprobs, words=words
+            )
+            completion = _text_tokens(reply.text)
         book.calls.append(
             self._call(request, tokens, completion, cache_hit=False, exact=exact, counted=counted)
         )

@@ -14,7 +14,9 @@ Its shape, documented in docs/cost.md:
   is the entry's position (entries are usually numbered: ``context_index`` 0, 1, 2), kept
   within its ``minimum`` and ``maximum``, any other integer its minimum (or 1); a boolean
   ``true``;
-- free text (no schema) is :data:`TYPICAL_REASON_WORDS` words.
+- free text (no schema) is :data:`TYPICAL_REASON_WORDS` words;
+- a reply longer than the request's reply budget is made again with fewer words a string
+  (halved until it fits, down to one), as a judge writes within its budget.
 
 When the request asks for log-probabilities, the reply comes with tokens that spell it, each
 string value one token certain of itself (log-probability 0), so a label reader finds every
@@ -111,7 +113,12 @@ def _number(node: dict[str, Any], integer: bool, position: int | None) -> float 
 
 
 def _value(
-    node: Any, root: dict[str, Any], words: _Words, depth: int = 0, position: int | None = None
+    node: Any,
+    root: dict[str, Any],
+    words: _Words,
+    depth: int = 0,
+    position: int | None = None,
+    per_string: int = TYPICAL_WORDS,
 ) -> Any:
     node = _resolve(node, root)
     if "const" in node:
@@ -126,7 +133,8 @@ def _value(
     if kind == "object" or (kind is None and "properties" in node):
         properties = node.get("properties") or {}
         return {
-            name: _value(sub, root, words, depth + 1, position) for name, sub in properties.items()
+            name: _value(sub, root, words, depth + 1, position, per_string)
+            for name, sub in properties.items()
         }
     if kind == "array":
         count = TYPICAL_ITEMS
@@ -136,9 +144,9 @@ def _value(
         if isinstance(high, int):
             count = min(count, high)
         entry = node.get("items", {})
-        return [_value(entry, root, words, depth + 1, index) for index in range(count)]
+        return [_value(entry, root, words, depth + 1, index, per_string) for index in range(count)]
     if kind == "string" or kind is None:
-        text = words.take(TYPICAL_WORDS)
+        text = words.take(per_string)
         limit = node.get("maxLength")
         return text[:limit] if isinstance(limit, int) else text
     if kind in ("number", "integer"):
@@ -172,7 +180,11 @@ def _pieces(value: Any, out: list[tuple[str, bool]]) -> None:
 
 
 def typical_reply(
-    schema: dict[str, Any] | None, prompt: str, top_logprobs: int | None = None
+    schema: dict[str, Any] | None,
+    prompt: str,
+    top_logprobs: int | None = None,
+    *,
+    words: int | None = None,
 ) -> TypicalReply:
     """A typical reply to a request with ``schema`` (``None``: free text) and ``prompt``.
 
@@ -180,6 +192,8 @@ def typical_reply(
         schema: the request's JSON schema, or ``None`` for free text.
         prompt: the request's user prompt (the words of free strings come from it).
         top_logprobs: whether (and how many) log-probabilities the request asks for.
+        words: words per free string (default :data:`TYPICAL_WORDS`; free text
+            :data:`TYPICAL_REASON_WORDS`): fewer make a reply fit a small reply budget.
 
     Example:
         >>> schema = {"type": "object", "properties": {
@@ -188,13 +202,13 @@ def typical_reply(
         >>> typical_reply(schema, "Is it?").text
         '{"verdicts": [{"verdict": "yes"}, {"verdict": "yes"}, {"verdict": "yes"}]}'
     """
-    words = _Words(prompt)
+    source = _Words(prompt)
     if schema is None:
-        text = words.take(TYPICAL_REASON_WORDS)
+        text = source.take(words or TYPICAL_REASON_WORDS)
         pieces = [(text, True)]
     else:
         pieces = []
-        _pieces(_value(schema, schema, words), pieces)
+        _pieces(_value(schema, schema, source, per_string=words or TYPICAL_WORDS), pieces)
         text = "".join(piece for piece, _ in pieces)
     if top_logprobs is None:
         return TypicalReply(text, None)

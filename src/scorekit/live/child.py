@@ -42,6 +42,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import IO, Any
 
+from scorekit.judge.prices import PriceTable
 from scorekit.live.daily_budget import DailyBudget
 from scorekit.live.worker import LiveJob, LiveWorker
 from scorekit.pipeline import Scorer
@@ -161,6 +162,7 @@ def main() -> None:
         scorer_timeout=settings["scorer_timeout"],
         on_done=publish,
         budget=DailyBudget.from_settings(settings.get("budget")),
+        prices=PriceTable(settings.get("prices")),
     )
     sets: dict[int, tuple[Scorer, ...] | None] = {}
     deadline: float | None = None

@@ -48,6 +48,7 @@ from typing import Any
 from pydantic_core import to_jsonable_python
 
 import scorekit
+from scorekit.judge.prices import PriceTable
 from scorekit.live.child import COUNTERS, HEADER
 from scorekit.live.daily_budget import DailyBudget
 from scorekit.live.worker import LiveJob, LiveStats
@@ -85,6 +86,7 @@ class ProcessWorker:
         concurrency: jobs the child scores at once (>= 1).
         scorer_timeout: seconds one code-scorer call may take (``None``: no limit).
         budget: the service's judge budget per UTC day (kept by the child), or ``None``.
+        prices: the service's prices, stored with its runs (``None``: the table).
     """
 
     def __init__(
@@ -95,6 +97,7 @@ class ProcessWorker:
         concurrency: int,
         scorer_timeout: float | None,
         budget: DailyBudget | None = None,
+        prices: PriceTable | None = None,
     ) -> None:
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._size = queue_size
@@ -104,6 +107,7 @@ class ProcessWorker:
             "queue_size": queue_size,
             "scorer_timeout": scorer_timeout,
             "budget": budget.to_settings() if budget is not None else None,
+            "prices": {m: p.to_dict() for m, p in (prices.overrides if prices else {}).items()},
             "path": [p for p in sys.path if isinstance(p, str)],
         }
         # next() on an itertools.count is atomic under the GIL: no lock on the caller's path

@@ -26,6 +26,7 @@ from datetime import date
 
 from scorekit.errors import StoreError
 from scorekit.evals.recorder import RunRecorder
+from scorekit.judge.prices import PriceTable
 from scorekit.pipeline import Scorer
 from scorekit.store import Store
 from scorekit.usage import JudgeUsage
@@ -83,12 +84,19 @@ class LiveRun:
         store: the store.
         key: the run's service, day and scorer ids.
         scorers: the scorers (their rows are stored with a new run).
+        prices: the service's prices (``None``: the table), stored with the run.
 
     Raises:
         StoreError: the run can be neither started nor reopened.
     """
 
-    def __init__(self, store: Store, key: RunKey, scorers: Sequence[Scorer]) -> None:
+    def __init__(
+        self,
+        store: Store,
+        key: RunKey,
+        scorers: Sequence[Scorer],
+        prices: PriceTable | None = None,
+    ) -> None:
         self.key = key
         """The run's service, day and scorer ids."""
         self.recorder = RunRecorder(store, source="LIVE")
@@ -104,14 +112,16 @@ class LiveRun:
             existing = None
         if existing is not None and existing.id == run_id:
             self.usage = _usage(existing.judge_usage)
-            self.recorder.resume(run_id)
+            self.recorder.resume(run_id, prices=prices)
             self.items = store.item_count(run_id)
             return
         config = {"service": key.service, "day": key.day.isoformat(), "live": True}
         try:
-            self.recorder.start(run_id, scorers=scorers, name=live_run_name(key), config=config)
+            self.recorder.start(
+                run_id, scorers=scorers, name=live_run_name(key), config=config, prices=prices
+            )
         except StoreError:  # another process of the service started it just now
-            self.recorder.resume(run_id)
+            self.recorder.resume(run_id, prices=prices)
             self.items = store.item_count(run_id)
 
     @property

@@ -374,7 +374,8 @@ class LiveScoring:
         limits = {"max_judge_calls": max_judge_calls, "max_judge_tokens": max_judge_tokens,
                   "max_cost": max_cost}  # fmt: skip
         budget = JudgeBudget.from_options(limits)
-        self._budget = DailyBudget(budget, PriceTable(prices)) if budget is not None else None
+        self._prices = PriceTable(prices)
+        self._budget = DailyBudget(budget, self._prices) if budget is not None else None
         self.service = service
         """The service's name."""
         self._owns_store = not isinstance(store, Store)
@@ -480,6 +481,7 @@ class LiveScoring:
                 concurrency=self._concurrency,
                 scorer_timeout=self._scorer_timeout,
                 budget=self._budget,
+                prices=self._prices,
             )
         return self._thread
 
@@ -491,6 +493,7 @@ class LiveScoring:
                 concurrency=self._concurrency,
                 scorer_timeout=self._scorer_timeout,
                 budget=self._budget,
+                prices=self._prices,
             )
         return self._process
 

@@ -36,6 +36,7 @@ from scorekit._sync import run_sync
 from scorekit.errors import StoreError
 from scorekit.evals.per_item import score_item
 from scorekit.items import EvalItem
+from scorekit.judge.prices import PriceTable
 from scorekit.judge.spending import BUDGET_STOP_KEY, JUDGE_LEDGER
 from scorekit.live.daily_budget import DailyBudget
 from scorekit.live.runs import LiveRun, RunKey
@@ -122,6 +123,7 @@ class LiveWorker:
         on_done: called (on the worker thread) after each job is scored and recorded, or
             failed; the scoring process publishes its counters from it.
         budget: the service's judge budget per UTC day, or ``None`` for none.
+        prices: the service's prices, stored with its runs (``None``: the table).
     """
 
     def __init__(
@@ -133,9 +135,11 @@ class LiveWorker:
         scorer_timeout: float | None,
         on_done: Callable[[], None] | None = None,
         budget: DailyBudget | None = None,
+        prices: PriceTable | None = None,
     ) -> None:
         self._store = store
         self._budget = budget
+        self._prices = prices
         self._queue: queue.Queue[LiveJob] = queue.Queue(maxsize=queue_size)
         self._concurrency = concurrency
         self._scorer_timeout = scorer_timeout
@@ -339,7 +343,8 @@ class LiveWorker:
         if run is None:
             for key in [k for k in self._runs if k.day < job.key.day]:
                 self._finish(key)  # a new day: the runs of the days before are done
-            run = self._runs[job.key] = LiveRun(self._store, job.key, job.run_scorers)
+            run = LiveRun(self._store, job.key, job.run_scorers, self._prices)
+            self._runs[job.key] = run
         return run
 
     def _finish(self, key: RunKey) -> None:

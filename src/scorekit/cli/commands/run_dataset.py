@@ -410,7 +410,7 @@ def run(
             plan.budget["max_judge_calls"] = max_judge_calls
         if max_judge_tokens is not None:
             plan.budget["max_judge_tokens"] = max_judge_tokens
-        plan.price_run(max_cost, price or [])
+        plan.price_run(max_cost, price or [], check=resume is None)
         if resume is not None and no_store:
             raise ConfigError("--resume needs the store; drop --no-store", field="resume")
         if plan.report is not None and no_store:
@@ -423,6 +423,12 @@ def run(
             data,
         )
         plan.check()  # reads the first record: an empty dataset or a missing field stops here
+        if estimate and resume is not None:
+            raise ConfigError(
+                "--estimate estimates a whole run; it cannot leave out what --resume would "
+                "skip: drop --resume (the estimate's figures then cover every item)",
+                field="estimate",
+            )
         if estimate:  # sends nothing, writes nothing
             found = plan_estimate(plan, plan.db, use_store=not no_store)
             raise typer.Exit(print_estimate(found, _out()))
