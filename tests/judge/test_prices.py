@@ -74,7 +74,8 @@ def test_bad_prices_are_refused_naming_the_field(overrides: object, message: str
 
 def test_parse_price_and_its_errors() -> None:
     assert parse_price(" openai/o3 =2,8") == ("openai/o3", Price(2.0, 8.0, "--price"))
-    for bad in ("openai/o3", "openai/o3=2", "o3=2,8", "openai/o3=a,b", "openai/o3=-1,2"):
+    for bad in ("openai/o3", "openai/o3=2", "o3=2,8", "openai/o3=a,b", "openai/o3=-1,2",
+                "openai/o3=1,2=3,4"):  # fmt: skip
         with pytest.raises(ConfigError) as caught:
             parse_price(bad)
         assert caught.value.field == "--price"

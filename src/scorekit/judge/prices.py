@@ -169,7 +169,7 @@ def parse_price(text: str) -> tuple[str, Price]:
     """
     model, sep, figures = text.rpartition("=")
     parts = figures.split(",")
-    if not sep or not model.strip() or "/" not in model or len(parts) != 2:
+    if not sep or not model.strip() or "/" not in model or "=" in model or len(parts) != 2:
         raise ConfigError(
             f"--price takes MODEL=IN,OUT (provider/model, then dollars per million prompt "
             f"and completion tokens), not {text!r}",
