@@ -237,3 +237,19 @@ def test_a_scorer_whose_steps_ask_their_own_judge_is_stored_with_them(tmp_path: 
         cost = run_cost(run.scorers, run.config, store.scorer_usage(run))
     assert run.scorers[0]["judges"] == ["test/other"] and "judge" not in run.scorers[0]
     assert cost is not None and cost.scorer_text("stepped") == "$0"  # a test judge: free
+
+
+def test_what_results_not_stored_spent_is_in_the_total() -> None:
+    price = {"input_per_mtok": 1.0, "output_per_mtok": 2.0}
+    rows = [{"id": "f", "judge": "openai/gpt-4o-mini"}]
+    usage = {"f": JudgeUsage(calls=1, input_tokens=1_000, output_tokens=100)}
+    total = JudgeUsage(calls=3, input_tokens=3_000, output_tokens=300)  # two calls dropped
+    cost = run_cost(rows, {"prices": {"openai/gpt-4o-mini": price}}, usage, total)
+    assert cost is not None
+    assert (cost.scorer_text("f"), cost.dropped) == ("$0.0012", pytest.approx(0.0024))
+    assert cost.total_text() == "$0.0036 ($0.0024 on results not stored)"
+    two = [*rows, {"id": "g", "judge": "openai/gpt-4o"}]
+    several = run_cost(two, {"prices": {"openai/gpt-4o-mini": price, "openai/gpt-4o": price}},
+                       usage, total)  # fmt: skip
+    assert several is not None and several.dropped is None
+    assert several.total_text() == "≥ $0.0012 (results not stored unpriced)"

@@ -40,11 +40,16 @@ class RunCost:
         judges: scorer id → its judge model (several: comma-separated), for the scorers that
             have one.
         prices: judge model → the stored price its scorers were costed at.
+        dropped: dollars spent on results the run did not store (a judge budget's stop drops
+            what a refused call touched; a resume replaces what failed): the run's total usage
+            beyond its scorers' rows, at the price of its one judge model; ``None`` when that
+            spend is there but the run has several judge models (its model is not known).
     """
 
     scorers: dict[str, float | None]
     judges: dict[str, str] = field(default_factory=dict)
     prices: dict[str, Price] = field(default_factory=dict)
+    dropped: float | None = 0.0
 
     @property
     def unpriced(self) -> list[str]:
@@ -60,7 +65,8 @@ class RunCost:
         priced = [sid for sid in self.judges if self.scorers.get(sid) is not None]
         if self.unpriced and not priced:
             return None
-        return math.fsum(dollars for dollars in self.scorers.values() if dollars is not None)
+        spent = [dollars for dollars in self.scorers.values() if dollars is not None]
+        return math.fsum([*spent, self.dropped or 0.0])
 
     def scorer_text(self, scorer_id: str) -> str:
         """One scorer's cost as the views show it (``—``: its judge has no stored price)."""
@@ -76,14 +82,24 @@ class RunCost:
         total = self.total
         if total is None:
             return "—"
-        missing = len(self.unpriced)
-        if not missing:
-            return dollars_text(total)
-        return f"≥ {dollars_text(total)} ({missing} scorer{'s' if missing != 1 else ''} unpriced)"
+        notes = []
+        if self.dropped:
+            notes.append(f"{dollars_text(self.dropped)} on results not stored")
+        missing = len(self.unpriced) + (self.dropped is None)
+        if self.unpriced:
+            notes.append(f"{len(self.unpriced)} scorer{'s' if len(self.unpriced) != 1 else ''} "
+                         "unpriced")  # fmt: skip
+        if self.dropped is None:
+            notes.append("results not stored unpriced")
+        text = dollars_text(total) if not missing else f"≥ {dollars_text(total)}"
+        return f"{text} ({'; '.join(notes)})" if notes else text
 
 
 def run_cost(
-    scorers: Sequence[Mapping[str, Any]], config: Any, usage: Mapping[str, JudgeUsage]
+    scorers: Sequence[Mapping[str, Any]],
+    config: Any,
+    usage: Mapping[str, JudgeUsage],
+    total: JudgeUsage | None = None,
 ) -> RunCost | None:
     """A run's cost from its stored scorers, its config's prices and its usage per scorer.
 
@@ -93,6 +109,8 @@ def run_cost(
             model).
         config: the run's stored config (its ``prices``: model → price dict).
         usage: scorer id → its judge usage (:meth:`scorekit.store.Store.scorer_usage`).
+        total: the run's whole judge usage (its row's), which also holds what dropped results
+            spent; ``None``: not known (nothing is added).
 
     Returns:
         The cost, or ``None`` for a run stored without prices (before runs kept them).
@@ -128,7 +146,27 @@ def run_cost(
         used[model] = price
         spent = usage.get(sid, JudgeUsage())
         dollars[sid] = price.cost(spent.input_tokens, spent.output_tokens)
-    return RunCost(dollars, judges, used)
+    return RunCost(dollars, judges, used, _dropped(total, usage, judges, prices))
+
+
+def _dropped(
+    total: JudgeUsage | None,
+    usage: Mapping[str, JudgeUsage],
+    judges: Mapping[str, str],
+    prices: Mapping[str, Price],
+) -> float | None:
+    """The dollars of the run's usage beyond its scorers' rows (0.0 when there is none)."""
+    if total is None:
+        return 0.0
+    rows_in = sum(u.input_tokens for u in usage.values())
+    rows_out = sum(u.output_tokens for u in usage.values())
+    extra_in = max(total.input_tokens - rows_in, 0)
+    extra_out = max(total.output_tokens - rows_out, 0)
+    if not extra_in and not extra_out:
+        return 0.0
+    models = set(judges.values())
+    price = prices.get(next(iter(models))) if len(models) == 1 else None
+    return price.cost(extra_in, extra_out) if price is not None else None
 
 
 def stored_run_cost(
@@ -146,7 +184,8 @@ def stored_run_cost(
     """
     if stored_prices(run.config) is None:
         return None
-    return run_cost(run.scorers, run.config, usage(run))
+    total = JudgeUsage.from_dict(run.judge_usage) if run.judge_usage else None
+    return run_cost(run.scorers, run.config, usage(run), total)
 
 
 def total_text(cost: RunCost | None) -> str:
