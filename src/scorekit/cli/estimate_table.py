@@ -113,9 +113,11 @@ def estimate_table(estimate: RunEstimate) -> Table:
         table.add_row(
             "total",
             "",
-            f"{estimate.total('calls'):,} (≤ {estimate.total('calls_upper'):,})",
+            f"{estimate.total('calls'):,}{'' if all(s.exact for s in estimate.scorers) else ' ~'}"
+            f" (≤ {estimate.total('calls_upper'):,})",
             f"{estimate.total('cache_hits'):,}",
-            _pair(estimate.total("prompt_tokens"), estimate.total("prompt_tokens_upper")),
+            _pair(estimate.total("prompt_tokens"), estimate.total("prompt_tokens_upper"))
+            + ("" if all(s.counted for s in estimate.scorers) else " ≈"),
             _pair(estimate.total("completion_tokens"), estimate.total("completion_tokens_upper")),
             _pair(estimate.total("cost"), estimate.total("cost_upper"), money=True),
             # the scorers' calls share the judge: their times add up

@@ -16,6 +16,7 @@ from sqlalchemy import Connection, select
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
+from scorekit.judge.spending import stored_budget_text
 from scorekit.report.costs import cost_line, scorer_costs, stored_run_cost
 from scorekit.report.histogram import bins_of
 from scorekit.store import Store
@@ -183,6 +184,7 @@ def run_page(request: Request) -> Response:
         live=live,
         costs=scorer_costs(cost, run.scorers),
         cost_line=cost_line(cost, run.scorers),
+        budget_stop=stored_budget_text(run.config),
     )
 
 
