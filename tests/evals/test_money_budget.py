@@ -137,8 +137,9 @@ def test_a_money_budget_over_a_judge_without_a_price_is_refused_before_anything_
     assert caught.value.field == "prices"
     assert str(caught.value) == (
         f"max_cost needs the price of every judge model, and {model!r} has none: give one "
-        "with --price MODEL=IN,OUT or `prices:` in the config (run_evals prices=), in US "
-        "dollars per million input and output tokens"
+        "with --price MODEL=IN,OUT or `prices:` in the config (run_evals prices=; under "
+        "pytest, `prices` in [tool.scorekit]), in US dollars per million input and output "
+        "tokens"
     )
     assert server.requests == [] and not db.exists()  # nothing sent, no run stored
 

@@ -69,7 +69,10 @@ __all__ = [
 BUDGET_LIMITS = ("max_judge_calls", "max_judge_tokens", "max_cost")
 """The budget's limits, as ``run_evals`` keywords, config keys and (with dashes) CLI options."""
 
-PRICE_HOW = "give one with --price MODEL=IN,OUT or `prices:` in the config (run_evals prices=)"
+PRICE_HOW = (
+    "give one with --price MODEL=IN,OUT or `prices:` in the config (run_evals prices=; "
+    "under pytest, `prices` in [tool.scorekit])"
+)
 """How a user gives a judge model's price (dollars per million input and output tokens)."""
 
 _CENT_DIGITS = 12  # money sums are compared rounded, so float noise never refuses a fitting call
