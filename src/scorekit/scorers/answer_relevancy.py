@@ -124,11 +124,16 @@ Answer with JSON only: {{"statements": ["..."]}}"""
 
 
 def _results_prompt(question: str, context: Sequence[str], statements: Sequence[str]) -> str:
-    # no context: Answer Relevancy rates the statements against the question alone
-    return f"""Rate how relevant each statement is to the question. Ignore whether it is true.
+    # the context is the whole answer (answer_shown): its statements are read within it
+    answer = context[0] if context else ""
+    return f"""Rate how relevant each statement of an answer is to the question. Ignore whether
+it is true.
 
 Question:
 {question}
+
+The whole answer, for what its statements refer to:
+{answer}
 
 Statements ({len(statements)}):
 {recipe.numbered(statements)}
@@ -184,7 +189,11 @@ RECIPE = recipe.VerdictRecipe(
         "against the question.",
     ),
     recipe.VerdictStep(
-        "Rate each statement's relevance", RelevancyResults, _results_prompt, label="result"
+        "Rate each statement's relevance",
+        RelevancyResults,
+        _results_prompt,
+        label="result",
+        answer_shown=True,
     ),
     recipe.ReasonStep(_reason_prompt, "the answer is empty."),
 )

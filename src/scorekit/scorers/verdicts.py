@@ -297,6 +297,9 @@ class VerdictStep(Generic[V]):
     derived from it); ``None``: the judge writes ``label`` itself."""
     per_unit: bool = False
     """Divide by the number of units, not of verdicts (Context Recall, as in Mastra)."""
+    answer_shown: bool = False
+    """Show the judge the whole answer beside its units (the prompt gets it as its context):
+    a unit cut out of an answer can lose what it refers to (Answer Relevancy)."""
 
 
 @dataclass(frozen=True)
@@ -437,6 +440,8 @@ def verdict_scorer(
         if not judged:
             return local_result(verdicts.reply(**{verdicts.reply.ITEMS: []}))
         pieces = (await context.pieces(ctx.run)).texts if context is not None else ()
+        if verdicts.answer_shown:
+            pieces = (answer_text(ctx.run),)
         return verdicts.prompt(get_user_message(ctx.run.input) or "", pieces, judged)
 
     def verdicts_schema(ctx: StepContext) -> SchemaSpec:
