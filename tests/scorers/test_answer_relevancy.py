@@ -118,3 +118,22 @@ def test_construction_errors(kwargs: dict, field: str) -> None:
     with pytest.raises(ConfigError) as info:
         create_answer_relevancy_scorer(model=ScriptedJudge([]), **kwargs)
     assert info.value.field == field
+
+
+def test_the_judge_rates_each_statement_with_the_whole_answer_in_view() -> None:
+    # divergences.md row 110: a statement cut out of its answer can lose what it refers to
+    answer = "The Eiffel Tower is in Paris. It is 330 metres tall."
+    judge = ScriptedJudge(
+        [
+            {"statements": ["The Eiffel Tower is in Paris.", "It is 330 metres tall."]},
+            {"results": [{"result": "yes", "reason": "a"}, {"result": "yes", "reason": "b"}]},
+            "why",
+        ]
+    )
+    result = create_answer_relevancy_scorer(model=judge).run_sync(
+        input="How tall is the Eiffel Tower?", output=answer
+    )
+    assert result.score == 1.0
+    prompt = judge.calls[1].prompt
+    assert f"The whole answer, for what its statements refer to:\n{answer}\n" in prompt
+    assert prompt.index(answer) < prompt.index("1. The Eiffel Tower is in Paris.")

@@ -124,7 +124,7 @@ CASES: dict[str, tuple[Factory, dict[str, Any], dict[str, Any], list[Any], float
         5.0,
         [
             "71368851f9de89e5f031daeff9e10c56f45241f33e52c295673d5e27f79445f1",
-            "91c0bb49c22fa74c854b093dbab2228ef6e29755e9ea297f17981de0b138d110",
+            "0822d7822a756d25d3e7a058e2acdaeb016d179a648e760ecce63cd7985f90e9",
             "7c4e2d31199f727e8ddada5dc61cb84404489fe23b84317da12d17c05849e6a2",
         ],
     ),
