@@ -451,18 +451,19 @@ async def estimate_run(
 
     width = concurrency or DEFAULT_CONCURRENCY
     opened = _open_store(store)
+    scale = read / len(chosen_items) if chosen_items else 1.0
     estimates = []
     try:
+        listed = opened.list_runs(None) if opened is not None and judged else []
         for scorer in judged:
             tally = tallies[scorer.id]
             history = (
-                usage_history(opened, scorer.id, tally.judge)
+                usage_history(opened, scorer.id, tally.judge, listed=listed)
                 if opened is not None and tally.judge is not None
                 else UsageHistory()
             )
             ceiling = scorer.judge.settings.concurrency if scorer.judge is not None else None
             parallel = max(1, min(width, ceiling or width))
-            scale = read / len(chosen_items) if chosen_items else 1.0
             estimates.append(_summed(scorer.id, tally, trials, scale, table, history, parallel))
     finally:
         if opened is not None and opened is not store:

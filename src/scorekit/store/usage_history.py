@@ -9,12 +9,14 @@ does not pull the means down.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from scorekit.errors import StoreError
+from scorekit.store.records import RunRecord
 from scorekit.store.store import Store
 from scorekit.store.tables import results
 
@@ -56,7 +58,12 @@ class UsageHistory:
 
 
 def usage_history(
-    store: Store, scorer_id: str, judge: str, *, runs: int = HISTORY_RUNS
+    store: Store,
+    scorer_id: str,
+    judge: str,
+    *,
+    runs: int = HISTORY_RUNS,
+    listed: Sequence[RunRecord] | None = None,
 ) -> UsageHistory:
     """The judge usage of ``scorer_id`` with ``judge`` in the newest stored runs that have it.
 
@@ -65,6 +72,8 @@ def usage_history(
         scorer_id: the scorer's id in the runs.
         judge: its judge model string (``"openai/gpt-4o-mini"``), as runs store it.
         runs: how many of the newest such runs to read, >= 1.
+        listed: the store's runs, newest first, when the caller has listed them already (an
+            estimate asks for each of its scorers); ``None``: listed here.
 
     Returns:
         The totals (all zero when the store holds no such run).
@@ -73,7 +82,7 @@ def usage_history(
         StoreError: the read failed.
     """
     matching: list[str] = []
-    for run in store.list_runs(None):
+    for run in store.list_runs(None) if listed is None else listed:
         if any(s.get("id") == scorer_id and s.get("judge") == judge for s in run.scorers):
             matching.append(run.id)
             if len(matching) >= runs:
