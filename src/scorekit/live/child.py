@@ -155,14 +155,15 @@ def main() -> None:
             )
 
     store = Store(settings["store"])
+    prices = PriceTable(settings.get("prices"))
     worker = LiveWorker(
         store,
         queue_size=settings["queue_size"],
         concurrency=settings["concurrency"],
         scorer_timeout=settings["scorer_timeout"],
         on_done=publish,
-        budget=DailyBudget.from_settings(settings.get("budget")),
-        prices=PriceTable(settings.get("prices")),
+        budget=DailyBudget.from_settings(settings.get("budget"), prices),
+        prices=prices,
     )
     sets: dict[int, tuple[Scorer, ...] | None] = {}
     deadline: float | None = None

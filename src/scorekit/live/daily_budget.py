@@ -43,19 +43,20 @@ class DailyBudget:
         self._unscored: dict[date, int] = {}
 
     @classmethod
-    def from_settings(cls, settings: Mapping[str, Any] | None) -> DailyBudget | None:
-        """The budget of :meth:`to_settings`'s data (the scoring process gets it this way)."""
+    def from_settings(
+        cls, settings: Mapping[str, Any] | None, prices: PriceTable | None = None
+    ) -> DailyBudget | None:
+        """The budget of :meth:`to_settings`'s data (the scoring process gets it this way).
+
+        Its money is read at ``prices``, the service's own, sent beside it.
+        """
         if not settings:
             return None
-        return cls(JudgeBudget(**settings["budget"]), PriceTable(settings.get("prices")))
+        return cls(JudgeBudget(**settings["budget"]), prices)
 
     def to_settings(self) -> dict[str, Any]:
-        """The budget and the user's prices as JSON data."""
-        prices = self.prices.overrides if self.prices is not None else {}
-        return {
-            "budget": self.budget.to_dict(),
-            "prices": {model: price.to_dict() for model, price in prices.items()},
-        }
+        """The budget's limits as JSON data (its prices travel as the service's own)."""
+        return {"budget": self.budget.to_dict()}
 
     def ledger(self, day: date) -> SpendingLedger:
         """The ledger of ``day`` (made on its first call; the days before are forgotten)."""
