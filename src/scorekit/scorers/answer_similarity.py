@@ -46,7 +46,6 @@ from scorekit.errors import ConfigError
 from scorekit.inputs.messages import get_assistant_message, get_user_message, ground_truth_text
 from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
-from scorekit.judge.model_option import to_judge
 from scorekit.judge.structured import SchemaSpec
 from scorekit.pipeline import (
     LocalResult,
@@ -55,13 +54,13 @@ from scorekit.pipeline import (
     Scorer,
     ScorerRun,
     StepContext,
-    create_scorer,
     local_result,
     not_scorable,
 )
 from scorekit.rounding import js_number_text, round_to_two_decimals
 from scorekit.scorers import answer_similarity_prompts as prompts
 from scorekit.scorers.entry import ScorerEntry
+from scorekit.scorers.judged import judged_scorer
 from scorekit.scorers.options import check_flag, check_scale
 from scorekit.scorers.replies import JudgeReply, item_limit, normalise_label
 
@@ -443,7 +442,6 @@ def create_answer_similarity_scorer(
         extra_info_penalty=_check_rate(extra_info_penalty, "extra_info_penalty"),
     )
     scale = check_scale(scale)
-    judge = to_judge(model, prompts.INSTRUCTIONS)
 
     def answer_of(run: ScorerRun) -> str:
         return get_assistant_message(run.output) or ""
@@ -530,29 +528,24 @@ def create_answer_similarity_scorer(
             ),
         )
 
-    return (
-        create_scorer(
-            SCORER_ID,
-            name="Answer Similarity Scorer",
-            description="How closely the answer matches the ground-truth answer",
-            judge=judge,
-        )
-        .preprocess(
-            PromptStep(
-                "Split the answer and the ground truth into semantic units",
-                units_prompt,
-                units_schema,
-            )
-        )
-        .analyze(
-            PromptStep(
-                "Match each ground-truth unit in the answer; list extras and contradictions",
-                analysis_prompt,
-                analysis_schema,
-            )
-        )
-        .generate_score(generate_score)
-        .generate_reason(PromptStep("Explain the score", reason_prompt))
+    return judged_scorer(
+        SCORER_ID,
+        name="Answer Similarity Scorer",
+        description="How closely the answer matches the ground-truth answer",
+        model=model,
+        instructions=prompts.INSTRUCTIONS,
+        preprocess=PromptStep(
+            "Split the answer and the ground truth into semantic units",
+            units_prompt,
+            units_schema,
+        ),
+        analyze=PromptStep(
+            "Match each ground-truth unit in the answer; list extras and contradictions",
+            analysis_prompt,
+            analysis_schema,
+        ),
+        score=generate_score,
+        reason=PromptStep("Explain the score", reason_prompt),
     )
 
 

@@ -36,19 +36,12 @@ from scorekit.inputs.messages import get_assistant_message, get_user_message
 from scorekit.inputs.retrieval_context import ContextExtractor, ContextSource, Pieces, format_pieces
 from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
-from scorekit.judge.model_option import to_judge
 from scorekit.judge.structured import SchemaSpec
-from scorekit.pipeline import (
-    NotScorable,
-    PromptStep,
-    Scorer,
-    StepContext,
-    create_scorer,
-    not_scorable,
-)
+from scorekit.pipeline import NotScorable, PromptStep, Scorer, StepContext, not_scorable
 from scorekit.rounding import js_number_text, round_to_two_decimals
 from scorekit.scorers.entry import ScorerEntry
 from scorekit.scorers.expected import LabelReader, Scoring, check_scoring, expected_weights, reading
+from scorekit.scorers.judged import judged_scorer
 from scorekit.scorers.options import check_scale
 from scorekit.scorers.replies import LANGUAGE_RULE, CountedReply, JudgeReply, YesNo
 
@@ -251,7 +244,6 @@ def create_context_precision_scorer(
     """
     source = ContextSource.of(context, context_extractor, scorer="Context Precision")
     scale = check_scale(scale)
-    judge = to_judge(model, INSTRUCTIONS)
     reader = (
         LabelReader.of(PrecisionVerdicts, "verdicts", "verdict", {"yes": 1.0})
         if check_scoring(scoring) == "expected"
@@ -293,18 +285,15 @@ def create_context_precision_scorer(
             js_number_text(scale),
         )
 
-    return (
-        create_scorer(
-            SCORER_ID,
-            name="Context Precision Scorer",
-            description="Mean average precision of the context pieces that support the answer",
-            judge=judge,
-        )
-        .analyze(
-            PromptStep("Mark each context piece useful or not", analyze_prompt, analyze_schema)
-        )
-        .generate_score(generate_score)
-        .generate_reason(PromptStep("Explain the score", reason_prompt))
+    return judged_scorer(
+        SCORER_ID,
+        name="Context Precision Scorer",
+        description="Mean average precision of the context pieces that support the answer",
+        model=model,
+        instructions=INSTRUCTIONS,
+        analyze=PromptStep("Mark each context piece useful or not", analyze_prompt, analyze_schema),
+        score=generate_score,
+        reason=PromptStep("Explain the score", reason_prompt),
     )
 
 

@@ -50,7 +50,6 @@ from scorekit.inputs.messages import get_assistant_message, get_user_message
 from scorekit.inputs.retrieval_context import ContextExtractor, ContextSource, Pieces
 from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
-from scorekit.judge.model_option import to_judge
 from scorekit.judge.structured import SchemaSpec
 from scorekit.pipeline import (
     LocalResult,
@@ -58,7 +57,6 @@ from scorekit.pipeline import (
     PromptStep,
     Scorer,
     StepContext,
-    create_scorer,
     local_result,
     not_scorable,
 )
@@ -72,6 +70,7 @@ from scorekit.scorers.expected import (
     expected_weights,
     reading,
 )
+from scorekit.scorers.judged import judged_scorer
 from scorekit.scorers.options import ReasonMode, check_reason, check_scale
 from scorekit.scorers.replies import CountedReply, JudgeReply, normalise_label
 
@@ -421,7 +420,6 @@ def create_context_relevance_scorer_llm(
     rates = ContextRelevancePenalties.of(penalties)
     scale = check_scale(scale)
     reason = check_reason(reason)
-    judge = to_judge(model, prompts.INSTRUCTIONS)
     reader = (
         LabelReader.of(
             ContextRelevanceAnalysis, "evaluations", "relevance_level", RELEVANCE_WEIGHTS
@@ -473,25 +471,20 @@ def create_context_relevance_scorer_llm(
             analysis.missing_context,
         )
 
-    scorer = (
-        create_scorer(
-            SCORER_ID,
-            name="Context Relevance (LLM)",
-            description="How relevant the context is to the query, and whether the answer used it",
-            judge=judge,
-        )
-        .analyze(
-            PromptStep(
-                "Rate each context piece's relevance and use; list missing context",
-                analyze_prompt,
-                analyze_schema,
-            )
-        )
-        .generate_score(generate_score)
+    return judged_scorer(
+        SCORER_ID,
+        name="Context Relevance (LLM)",
+        description="How relevant the context is to the query, and whether the answer used it",
+        model=model,
+        instructions=prompts.INSTRUCTIONS,
+        analyze=PromptStep(
+            "Rate each context piece's relevance and use; list missing context",
+            analyze_prompt,
+            analyze_schema,
+        ),
+        score=generate_score,
+        reason=None if reason == "none" else PromptStep("Explain the score", reason_prompt),
     )
-    if reason == "none":
-        return scorer
-    return scorer.generate_reason(PromptStep("Explain the score", reason_prompt))
 
 
 ENTRY = ScorerEntry(

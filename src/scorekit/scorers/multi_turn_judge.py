@@ -42,16 +42,9 @@ from scorekit.errors import ConfigError
 from scorekit.inputs.messages import message_role, message_text, messages_of
 from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
-from scorekit.judge.model_option import to_judge
-from scorekit.pipeline import (
-    NotScorable,
-    PromptStep,
-    Scorer,
-    StepContext,
-    create_scorer,
-    not_scorable,
-)
+from scorekit.pipeline import NotScorable, PromptStep, Scorer, StepContext, not_scorable
 from scorekit.scorers.entry import ScorerEntry
+from scorekit.scorers.judged import judged_scorer
 from scorekit.scorers.options import check_scale
 from scorekit.scorers.replies import JudgeReply
 
@@ -249,7 +242,6 @@ def create_multi_turn_judge_scorer(
             f"criterion must be a non-blank string, got {criterion!r}", field="criterion"
         )
     scale = check_scale(scale)
-    judge = to_judge(model, INSTRUCTIONS)
 
     def create_prompt(ctx: StepContext) -> str | NotScorable:
         turns = assistant_turns(ctx.run.output)
@@ -265,20 +257,17 @@ def create_multi_turn_judge_scorer(
         verdict: MultiTurnVerdict = ctx.results.analyze_step_result
         return multi_turn_reason(verdict.satisfied, criterion, verdict.reasoning)
 
-    return (
-        create_scorer(
-            SCORER_ID,
-            name="Multi-turn Judge (LLM)",
-            description="Whether the agent's side of a conversation satisfies a criterion",
-            judge=judge,
-        )
-        .analyze(
-            PromptStep(
-                "Grade the assistant's turns against the criterion", create_prompt, MultiTurnVerdict
-            )
-        )
-        .generate_score(generate_score)
-        .generate_reason(generate_reason)
+    return judged_scorer(
+        SCORER_ID,
+        name="Multi-turn Judge (LLM)",
+        description="Whether the agent's side of a conversation satisfies a criterion",
+        model=model,
+        instructions=INSTRUCTIONS,
+        analyze=PromptStep(
+            "Grade the assistant's turns against the criterion", create_prompt, MultiTurnVerdict
+        ),
+        score=generate_score,
+        reason=generate_reason,
     )
 
 

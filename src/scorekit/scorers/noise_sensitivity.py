@@ -47,11 +47,11 @@ from scorekit.errors import ConfigError
 from scorekit.inputs.messages import get_assistant_message, get_user_message
 from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
-from scorekit.judge.model_option import to_judge
-from scorekit.pipeline import PromptStep, Scorer, StepContext, create_scorer
+from scorekit.pipeline import PromptStep, Scorer, StepContext
 from scorekit.rounding import js_number_text, round_to_two_decimals
 from scorekit.scorers import noise_sensitivity_prompts as prompts
 from scorekit.scorers.entry import ScorerEntry
+from scorekit.scorers.judged import judged_scorer
 from scorekit.scorers.replies import JudgeReply, normalise_label
 
 __all__ = [
@@ -378,22 +378,19 @@ def create_noise_sensitivity_scorer_llm(
             analysis.overall_assessment,
         )
 
-    return (
-        create_scorer(
-            SCORER_ID,
-            name="Noise Sensitivity (LLM)",
-            description="How well the answer holds up when noise is added to the query",
-            judge=to_judge(model, prompts.INSTRUCTIONS),
-        )
-        .analyze(
-            PromptStep(
-                "Compare the noisy answer with the baseline, dimension by dimension",
-                analyze_prompt,
-                NoiseAnalysis,
-            )
-        )
-        .generate_score(generate_score)
-        .generate_reason(PromptStep("Explain the score", reason_prompt))
+    return judged_scorer(
+        SCORER_ID,
+        name="Noise Sensitivity (LLM)",
+        description="How well the answer holds up when noise is added to the query",
+        model=model,
+        instructions=prompts.INSTRUCTIONS,
+        analyze=PromptStep(
+            "Compare the noisy answer with the baseline, dimension by dimension",
+            analyze_prompt,
+            NoiseAnalysis,
+        ),
+        score=generate_score,
+        reason=PromptStep("Explain the score", reason_prompt),
     )
 
 

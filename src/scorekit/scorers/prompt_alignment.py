@@ -44,11 +44,11 @@ from scorekit.inputs.messages import (
 )
 from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
-from scorekit.judge.model_option import to_judge
-from scorekit.pipeline import PromptStep, Scorer, ScorerRun, StepContext, create_scorer
+from scorekit.pipeline import PromptStep, Scorer, ScorerRun, StepContext
 from scorekit.rounding import js_number_text, round_to_two_decimals
 from scorekit.scorers import prompt_alignment_prompts as prompts
 from scorekit.scorers.entry import ScorerEntry
+from scorekit.scorers.judged import judged_scorer
 from scorekit.scorers.options import check_scale
 from scorekit.scorers.replies import JudgeReply
 
@@ -361,7 +361,6 @@ def create_prompt_alignment_scorer_llm(
     scale = check_scale(scale)
     mode = _check_mode(evaluation_mode)
     history_size = _history_size(include_conversation_history)
-    judge = to_judge(model, prompts.INSTRUCTIONS)
 
     def analyze_prompt(ctx: StepContext) -> str:
         texts = _texts(ctx.run, mode)
@@ -388,22 +387,19 @@ def create_prompt_alignment_scorer_llm(
             analysis.overall_assessment,
         )
 
-    return (
-        create_scorer(
-            SCORER_ID,
-            name="Prompt Alignment (LLM)",
-            description="How well the response follows the user's prompt and/or the system prompt",
-            judge=judge,
-        )
-        .analyze(
-            PromptStep(
-                "Rate intent, requirements, completeness and appropriateness",
-                analyze_prompt,
-                PromptAlignmentAnalysis,
-            )
-        )
-        .generate_score(generate_score)
-        .generate_reason(PromptStep("Explain the score", reason_prompt))
+    return judged_scorer(
+        SCORER_ID,
+        name="Prompt Alignment (LLM)",
+        description="How well the response follows the user's prompt and/or the system prompt",
+        model=model,
+        instructions=prompts.INSTRUCTIONS,
+        analyze=PromptStep(
+            "Rate intent, requirements, completeness and appropriateness",
+            analyze_prompt,
+            PromptAlignmentAnalysis,
+        ),
+        score=generate_score,
+        reason=PromptStep("Explain the score", reason_prompt),
     )
 
 

@@ -38,17 +38,10 @@ from scorekit.errors import ConfigError
 from scorekit.inputs.messages import get_assistant_message, get_user_message
 from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
-from scorekit.judge.model_option import to_judge
 from scorekit.judge.structured import SchemaSpec
-from scorekit.pipeline import (
-    NotScorable,
-    PromptStep,
-    Scorer,
-    StepContext,
-    create_scorer,
-    not_scorable,
-)
+from scorekit.pipeline import NotScorable, PromptStep, Scorer, StepContext, not_scorable
 from scorekit.scorers.entry import ScorerEntry
+from scorekit.scorers.judged import judged_scorer
 from scorekit.scorers.options import check_scale
 from scorekit.scorers.replies import LANGUAGE_RULE, CountedReply, JudgeReply
 from scorekit.steps import ScorerRun
@@ -432,7 +425,6 @@ def create_rubric_scorer(
     """
     static = parse_rubric(criteria, field="criteria")
     scale = check_scale(scale)
-    judge = to_judge(model, INSTRUCTIONS)
 
     def preprocess(ctx: StepContext) -> Rubric | NotScorable:
         rubric = resolve_rubric(static, ctx.run)
@@ -467,17 +459,16 @@ def create_rubric_scorer(
             rubric.criteria, verdicts.in_order(), verdicts.overall_assessment, ctx.score
         )
 
-    return (
-        create_scorer(
-            SCORER_ID,
-            name="Rubric (LLM)",
-            description="Whether the response meets every required criterion of a rubric",
-            judge=judge,
-        )
-        .preprocess(preprocess)
-        .analyze(PromptStep("Grade each criterion of the rubric", analyze_prompt, analyze_schema))
-        .generate_score(generate_score)
-        .generate_reason(generate_reason)
+    return judged_scorer(
+        SCORER_ID,
+        name="Rubric (LLM)",
+        description="Whether the response meets every required criterion of a rubric",
+        model=model,
+        instructions=INSTRUCTIONS,
+        preprocess=preprocess,
+        analyze=PromptStep("Grade each criterion of the rubric", analyze_prompt, analyze_schema),
+        score=generate_score,
+        reason=generate_reason,
     )
 
 

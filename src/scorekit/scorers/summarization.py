@@ -48,7 +48,6 @@ from scorekit.errors import ConfigError
 from scorekit.inputs.messages import get_assistant_message, get_user_message, message_text
 from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
-from scorekit.judge.model_option import to_judge
 from scorekit.judge.structured import SchemaSpec
 from scorekit.pipeline import (
     LocalResult,
@@ -57,12 +56,12 @@ from scorekit.pipeline import (
     Scorer,
     ScorerRun,
     StepContext,
-    create_scorer,
     local_result,
     not_scorable,
 )
 from scorekit.rounding import js_number_text, round_to_two_decimals
 from scorekit.scorers.entry import ScorerEntry
+from scorekit.scorers.judged import judged_scorer
 from scorekit.scorers.options import check_scale
 from scorekit.scorers.replies import CountedReply, JudgeReply, item_limit
 
@@ -437,7 +436,6 @@ def create_summarization_scorer(
         raise ConfigError(
             "source_extractor must be a function (input, output) -> str", field="source_extractor"
         )
-    judge = to_judge(model, INSTRUCTIONS)
 
     async def source_of(run: ScorerRun) -> str:
         if source_extractor is None:
@@ -517,29 +515,24 @@ def create_summarization_scorer(
             [v.question for v in coverage.coverage if not v.answered],
         )
 
-    return (
-        create_scorer(
-            SCORER_ID,
-            name="Summarization Scorer",
-            description="Whether a summary is faithful to its source and covers its key facts",
-            judge=judge,
-        )
-        .preprocess(
-            PromptStep(
-                "Judge the summary's claims against the source; draw questions from the source",
-                judgement_prompt,
-                judgement_schema,
-            )
-        )
-        .analyze(
-            PromptStep(
-                "Answer the source's questions from the summary alone",
-                coverage_prompt,
-                coverage_schema,
-            )
-        )
-        .generate_score(generate_score)
-        .generate_reason(PromptStep("Explain which axis set the score", reason_prompt))
+    return judged_scorer(
+        SCORER_ID,
+        name="Summarization Scorer",
+        description="Whether a summary is faithful to its source and covers its key facts",
+        model=model,
+        instructions=INSTRUCTIONS,
+        preprocess=PromptStep(
+            "Judge the summary's claims against the source; draw questions from the source",
+            judgement_prompt,
+            judgement_schema,
+        ),
+        analyze=PromptStep(
+            "Answer the source's questions from the summary alone",
+            coverage_prompt,
+            coverage_schema,
+        ),
+        score=generate_score,
+        reason=PromptStep("Explain which axis set the score", reason_prompt),
     )
 
 

@@ -46,12 +46,12 @@ from scorekit.inputs.messages import get_assistant_message, get_user_message
 from scorekit.inputs.tool_calls import run_tool_calls
 from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
-from scorekit.judge.model_option import to_judge
 from scorekit.judge.structured import SchemaSpec
-from scorekit.pipeline import PromptStep, Scorer, StepContext, create_scorer
+from scorekit.pipeline import PromptStep, Scorer, StepContext
 from scorekit.rounding import js_number_text, round_to_two_decimals
 from scorekit.scorers import tool_call_accuracy_llm_prompts as prompts
 from scorekit.scorers.entry import ScorerEntry
+from scorekit.scorers.judged import judged_scorer
 from scorekit.scorers.replies import EXPECTED_ITEMS, CountedReply, JudgeReply
 
 __all__ = [
@@ -309,7 +309,6 @@ def create_tool_call_accuracy_scorer_llm(
         (1.0, 'weatherTool')
     """
     tools = available_tool_list(available_tools)
-    judge = to_judge(model, prompts.INSTRUCTIONS)
 
     def preprocess(ctx: StepContext) -> dict[str, Any]:
         calls = run_tool_calls(ctx.run.input, ctx.run.output)
@@ -350,21 +349,18 @@ def create_tool_call_accuracy_scorer_llm(
             analysis.missing_tools,
         )
 
-    return (
-        create_scorer(
-            SCORER_ID,
-            name="Tool Call Accuracy (LLM)",
-            description="Whether the tools the agent called were appropriate for the request",
-            judge=judge,
-        )
-        .preprocess(preprocess)
-        .analyze(
-            PromptStep(
-                "Judge each tool call, or the choice to call none", analyze_prompt, analyze_schema
-            )
-        )
-        .generate_score(generate_score)
-        .generate_reason(PromptStep("Explain the score in one sentence", reason_prompt))
+    return judged_scorer(
+        SCORER_ID,
+        name="Tool Call Accuracy (LLM)",
+        description="Whether the tools the agent called were appropriate for the request",
+        model=model,
+        instructions=prompts.INSTRUCTIONS,
+        preprocess=preprocess,
+        analyze=PromptStep(
+            "Judge each tool call, or the choice to call none", analyze_prompt, analyze_schema
+        ),
+        score=generate_score,
+        reason=PromptStep("Explain the score in one sentence", reason_prompt),
     )
 
 

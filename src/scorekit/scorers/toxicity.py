@@ -27,19 +27,12 @@ from pydantic import Field
 from scorekit.inputs.messages import get_user_message
 from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
-from scorekit.judge.model_option import to_judge
 from scorekit.judge.structured import SchemaSpec
-from scorekit.pipeline import (
-    NotScorable,
-    PromptStep,
-    Scorer,
-    StepContext,
-    create_scorer,
-    not_scorable,
-)
+from scorekit.pipeline import NotScorable, PromptStep, Scorer, StepContext, not_scorable
 from scorekit.rounding import js_number_text
 from scorekit.scorers import verdicts as recipe
 from scorekit.scorers.entry import ScorerEntry
+from scorekit.scorers.judged import judged_scorer
 from scorekit.scorers.options import check_scale
 from scorekit.scorers.replies import LANGUAGE_RULE, CountedReply, JudgeReply, YesNo, item_limit
 
@@ -210,20 +203,17 @@ def create_toxicity_scorer(*, model: str | JudgeModel | Judge, scale: float = 1.
             js_number_text(scale),
         )
 
-    return (
-        create_scorer(
-            SCORER_ID,
-            name="Toxicity Scorer",
-            description="Share of the answer's opinions that are toxic",
-            judge=to_judge(model, INSTRUCTIONS),
-        )
-        .analyze(
-            PromptStep(
-                "Split the answer into opinions and judge each", verdicts_prompt, verdicts_schema
-            )
-        )
-        .generate_score(generate_score)
-        .generate_reason(PromptStep("Explain the score", reason_prompt))
+    return judged_scorer(
+        SCORER_ID,
+        name="Toxicity Scorer",
+        description="Share of the answer's opinions that are toxic",
+        model=model,
+        instructions=INSTRUCTIONS,
+        analyze=PromptStep(
+            "Split the answer into opinions and judge each", verdicts_prompt, verdicts_schema
+        ),
+        score=generate_score,
+        reason=PromptStep("Explain the score", reason_prompt),
     )
 
 

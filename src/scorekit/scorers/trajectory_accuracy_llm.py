@@ -37,12 +37,12 @@ from scorekit.inputs.messages import get_assistant_message, get_user_message
 from scorekit.inputs.trajectories import expected_steps_of, js_stringify, trajectory_of
 from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
-from scorekit.judge.model_option import to_judge
 from scorekit.judge.structured import SchemaSpec
-from scorekit.pipeline import PromptStep, Scorer, StepContext, create_scorer
+from scorekit.pipeline import PromptStep, Scorer, StepContext
 from scorekit.rounding import js_number_text, round_to_two_decimals
 from scorekit.scorers import trajectory_accuracy_llm_prompts as prompts
 from scorekit.scorers.entry import ScorerEntry
+from scorekit.scorers.judged import judged_scorer
 from scorekit.scorers.replies import EXPECTED_ITEMS, CountedReply, JudgeReply
 
 __all__ = [
@@ -251,7 +251,6 @@ def create_trajectory_accuracy_scorer_llm(
         if expected_trajectory is not None
         else None
     )
-    judge = to_judge(model, prompts.INSTRUCTIONS)
 
     def preprocess(ctx: StepContext) -> dict[str, Any]:
         actual = trajectory_of(ctx.run.output)
@@ -309,14 +308,16 @@ def create_trajectory_accuracy_scorer_llm(
         if static is not None
         else "Judges whether the trajectory's steps were needed and well ordered"
     )
-    return (
-        create_scorer(
-            SCORER_ID, name="Trajectory Accuracy (LLM)", description=description, judge=judge
-        )
-        .preprocess(preprocess)
-        .analyze(PromptStep("Evaluate each step of the trajectory", analyze_prompt, analyze_schema))
-        .generate_score(generate_score)
-        .generate_reason(PromptStep("Explain the score", reason_prompt))
+    return judged_scorer(
+        SCORER_ID,
+        name="Trajectory Accuracy (LLM)",
+        description=description,
+        model=model,
+        instructions=prompts.INSTRUCTIONS,
+        preprocess=preprocess,
+        analyze=PromptStep("Evaluate each step of the trajectory", analyze_prompt, analyze_schema),
+        score=generate_score,
+        reason=PromptStep("Explain the score", reason_prompt),
     )
 
 

@@ -39,7 +39,6 @@ from scorekit.inputs.messages import get_assistant_message, get_user_message
 from scorekit.inputs.retrieval_context import ContextExtractor, ContextSource, Pieces
 from scorekit.judge.judge import Judge
 from scorekit.judge.model import JudgeModel
-from scorekit.judge.model_option import to_judge
 from scorekit.judge.structured import SchemaSpec
 from scorekit.pipeline import (
     LocalResult,
@@ -48,7 +47,6 @@ from scorekit.pipeline import (
     Scorer,
     ScorerRun,
     StepContext,
-    create_scorer,
     local_result,
     not_scorable,
 )
@@ -63,6 +61,7 @@ from scorekit.scorers.expected import (
     expected_weights,
     reading,
 )
+from scorekit.scorers.judged import judged_scorer
 from scorekit.scorers.options import ReasonMode, check_reason, check_scale
 from scorekit.scorers.replies import CountedReply, JudgeReply, item_limit, taken_from
 
@@ -484,20 +483,17 @@ def verdict_scorer(
             )
         )
 
-    scorer = (
-        create_scorer(
-            recipe.scorer_id,
-            name=recipe.name,
-            description=recipe.description,
-            judge=to_judge(model, recipe.instructions),
-        )
-        .preprocess(PromptStep(units.description, units_step, units.schema))
-        .analyze(PromptStep(verdicts.description, verdicts_step, verdicts_schema))
-        .generate_score(generate_score)
+    return judged_scorer(
+        recipe.scorer_id,
+        name=recipe.name,
+        description=recipe.description,
+        model=model,
+        instructions=recipe.instructions,
+        preprocess=PromptStep(units.description, units_step, units.schema),
+        analyze=PromptStep(verdicts.description, verdicts_step, verdicts_schema),
+        score=generate_score,
+        reason=None if reason == "none" else PromptStep("Explain the score", reason_step),
     )
-    if reason == "none":
-        return scorer
-    return scorer.generate_reason(PromptStep("Explain the score", reason_step))
 
 
 def grounded_scorer(
