@@ -214,3 +214,16 @@ def test_ids_empty_bool_or_too_long(tmp_path: Path) -> None:
     assert error is not None and "the item id holds 5,000 characters, over the 1,000" in (
         error.message
     )
+
+
+def test_no_id_is_none_or_the_empty_string_only() -> None:
+    from scorekit.items import is_no_id
+
+    assert [is_no_id(v) for v in (None, "", " ", 0, "0", False)] == [
+        True,
+        True,
+        False,
+        False,
+        False,
+        False,
+    ]

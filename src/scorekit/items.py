@@ -25,6 +25,7 @@ __all__ = [
     "Origin",
     "Target",
     "check_label",
+    "is_no_id",
     "load_item",
 ]
 
@@ -108,6 +109,15 @@ def _pieces(context: Any, position: int) -> Sequence[str]:
     if not _is_pieces(context):
         raise ConfigError(f"item {position}: context must be a list of strings", field="context")
     return context  # type: ignore[no-any-return]  # checked just above
+
+
+def is_no_id(value: object) -> bool:
+    """Whether an entry's id field gives no id: ``None`` (absent) or ``""`` (a blank cell).
+
+    One rule for every way items arrive (dataset files, dicts given to ``run_evals``, the
+    generated names of items without one): such an item gets the name of its place.
+    """
+    return value is None or (isinstance(value, str) and value == "")
 
 
 @dataclass(frozen=True)
@@ -209,9 +219,7 @@ class EvalItem(ItemRecord):
             )
         if "input" not in value and "output" not in value:
             raise ConfigError(f"item {position}: needs 'input' or 'output'", field="input")
-        item_id = value.get("id")
-        if item_id == "":  # as in dataset files: an empty id is no id
-            item_id = None
+        item_id = None if is_no_id(value.get("id")) else value.get("id")
         if isinstance(item_id, bool) or not isinstance(item_id, (str, int, type(None))):
             raise ConfigError(
                 f"item {position}: an id must be a string or an integer, not "

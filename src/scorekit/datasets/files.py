@@ -30,7 +30,7 @@ from scorekit.datasets.generated_ids import (
 )
 from scorekit.errors import ConfigError
 from scorekit.inputs.messages import messages_of
-from scorekit.items import EvalItem, Origin
+from scorekit.items import EvalItem, Origin, is_no_id
 from scorekit.steps import CELLS, RECORD_FIELDS, cell_fields
 
 __all__ = ["OPTIONAL_FIELDS", "FieldMap", "read_dataset", "record_item"]
@@ -225,7 +225,7 @@ def record_item(
     """
     origin = Origin(where, line, separator)
     item_id = record.get(fields.id)
-    if item_id in (None, ""):
+    if is_no_id(item_id):
         item_id = ids(line)
     if not isinstance(item_id, (str, int)) or isinstance(item_id, bool):
         return _unread(

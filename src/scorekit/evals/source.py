@@ -23,7 +23,7 @@ from typing import Any
 from scorekit.datasets.generated_ids import GeneratedIds, given_in
 from scorekit.errors import ConfigError
 from scorekit.evals.seen_ids import SeenIds
-from scorekit.items import EvalItem, load_item
+from scorekit.items import EvalItem, is_no_id, load_item
 from scorekit.store.stored_text import text_sha256
 
 __all__ = ["ItemSource"]
@@ -143,7 +143,7 @@ class ItemSource:
                 return
             position = self.read
             self.read += 1
-            generated = isinstance(value, Mapping) and value.get("id") in (None, "")
+            generated = isinstance(value, Mapping) and is_no_id(value.get("id"))
             if generated:
                 value = {**value, "id": self._ids(position)}
             yield self._labelled(self._unique(load_item(value, position), position, generated))
