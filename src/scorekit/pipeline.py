@@ -456,35 +456,54 @@ def _checked_record(scorer_id: str, record: ScorerRun | None, given: dict[str, A
                 field=unknown[0],
             )
         run_id = given.get("run_id")
-        record = ScorerRun(**{**given, "run_id": "" if run_id is None else run_id})
-    elif not isinstance(record, ScorerRun):
+        run_id = "" if run_id is None else run_id
+        context = given.get("context")
+        _check_fields(scorer_id, given.get("output"), run_id, context)
+        # built once, filled in: a record is frozen, and replace() costs a second build
+        return ScorerRun(
+            **{**given, "run_id": run_id or str(uuid.uuid4()), "context": _pieces(context)}
+        )
+    if not isinstance(record, ScorerRun):
         raise ConfigError(
             f"the record must be a ScorerRun, not {type(record).__name__}", field="record"
         )
-    if record.output is None:
+    _check_fields(scorer_id, record.output, record.run_id, record.context)
+    if record.run_id and (record.context is None or isinstance(record.context, tuple)):
+        return record  # nothing to fill in (frozen: the caller's record is safe to share)
+    return dataclasses.replace(
+        record, run_id=record.run_id or str(uuid.uuid4()), context=_pieces(record.context)
+    )
+
+
+def _check_fields(scorer_id: str, output: Any, run_id: Any, context: Any) -> None:
+    """The record's checks: an output, a string run id, context as a list of strings."""
+    if output is None:
         raise ConfigError(f"scorer {scorer_id!r}: output is required", field="output")
-    if not isinstance(record.run_id, str):
-        raise ConfigError(
-            f"run_id must be a string, not {type(record.run_id).__name__}", field="run_id"
-        )
-    context = record.context
+    if not isinstance(run_id, str):
+        raise ConfigError(f"run_id must be a string, not {type(run_id).__name__}", field="run_id")
     if context is not None and (
         isinstance(context, (str, bytes, Mapping))
         or not isinstance(context, Sequence)
         or not all(isinstance(piece, str) for piece in context)
     ):
         raise ConfigError("context must be a list of strings", field="context")
-    return dataclasses.replace(
-        record,
-        run_id=record.run_id or str(uuid.uuid4()),
-        context=tuple(context) if context is not None else None,
-    )
+
+
+def _pieces(context: Sequence[str] | None) -> tuple[str, ...] | None:
+    return tuple(context) if context is not None else None
 
 
 def _store(results: StepResults, name: StepName, value: Any) -> StepResults:
-    if name == "generate_reason":
-        return results
-    return dataclasses.replace(results, **{f"{name}_step_result": value})
+    # built directly: dataclasses.replace walks the fields in Python on every step
+    if name == "preprocess":
+        return StepResults(value, results.analyze_step_result, results.generate_score_step_result)
+    if name == "analyze":
+        return StepResults(
+            results.preprocess_step_result, value, results.generate_score_step_result
+        )
+    if name == "generate_score":
+        return StepResults(results.preprocess_step_result, results.analyze_step_result, value)
+    return results
 
 
 def create_scorer(
