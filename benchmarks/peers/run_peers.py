@@ -35,6 +35,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +120,12 @@ def ours_on(path: Path, keys: list[str]) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
+def _feed(sink: Any, payload: str) -> None:
+    """Write ``payload`` to the driver's stdin and close it."""
+    with sink:
+        sink.write(payload)
+
+
 def run_driver(
     command: list[str], peer: str, scorer: str, rows: list[Any], out: Path | None
 ) -> list[Any] | None:
@@ -149,8 +156,10 @@ def run_driver(
         ) as child:  # fmt: skip
             assert child.stdin is not None
             assert child.stdout is not None
-            child.stdin.write(payload)
-            child.stdin.close()
+            # fed from a thread: a payload larger than the pipe's buffer would otherwise keep
+            # this loop from reading the driver's lines until the driver had read them all
+            feeder = threading.Thread(target=_feed, args=(child.stdin, payload), daemon=True)
+            feeder.start()
             for line in child.stdout:
                 if not line.strip():
                     continue
