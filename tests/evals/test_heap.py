@@ -46,6 +46,7 @@ def test_a_run_freezes_what_existed_before_it_and_thaws_it_after() -> None:
 
 
 def test_a_caller_who_froze_objects_keeps_exactly_their_freeze() -> None:
+    kept: list[int] = []  # a container of the caller's, frozen with the rest
     gc.freeze()
     frozen = gc.get_freeze_count()
     during: list[int] = []
@@ -54,8 +55,14 @@ def test_a_caller_who_froze_objects_keeps_exactly_their_freeze() -> None:
         during.append(gc.get_freeze_count())
 
     run_evals_sync(ITEMS, [length_scorer()], on_item_complete=on_item)
-    assert during == [frozen] * 3
-    assert gc.get_freeze_count() == frozen
+    # the run neither froze more nor thawed the caller's objects: the count can only fall, by
+    # frozen objects freed by reference counting meanwhile (an evicted cache entry, say: in the
+    # full suite two were), and the caller's container is still out of the collector's scans
+    assert len(during) == 3
+    assert all(0 < count <= frozen for count in during)
+    assert 0 < gc.get_freeze_count() <= frozen
+    assert frozen - gc.get_freeze_count() < 1000  # not thawed (thousands are frozen)
+    assert not _tracked(kept)
 
 
 def test_with_the_collector_disabled_nothing_is_frozen() -> None:
