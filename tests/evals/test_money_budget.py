@@ -38,9 +38,11 @@ class Verdict(BaseModel):
     verdict: str
 
 
-def _scorer(server: ScriptedServer, sid: str = "judged") -> tuple[Scorer, str]:
+def _scorer(
+    server: ScriptedServer, sid: str = "judged", model: str | None = None
+) -> tuple[Scorer, str]:
     """A scorer of one judge call per item, on a judge model of its own; and that model."""
-    model = f"openai-compatible/m-{uuid.uuid4().hex[:8]}"
+    model = model or f"openai-compatible/m-{uuid.uuid4().hex[:8]}"
     judge = Judge(model, base_url=server.base_url, cache=False, max_retries=0,
                   max_tokens=REPLY_BUDGET)  # fmt: skip
     step = PromptStep(description="v", create_prompt=lambda ctx: f"Fine? {ctx.run.output}",
@@ -350,3 +352,23 @@ def test_a_resume_with_a_money_budget_uses_the_prices_stored_with_the_run(
     assert (done.status, done.total_items) == ("finished", 10)
     with pytest.raises(ConfigError):  # a run that never stored the price is still refused
         run_evals_sync(ITEMS, [_scorer(server)[0]], store=db, max_cost=1.0)
+
+
+def test_a_resume_prices_a_dated_model_at_an_override_of_the_model_it_stands_for(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    # the run's budget and the prices it stores follow one rule: an override of the model a
+    # dated snapshot stands for wins over the snapshot's stored price
+    server.default = Reply('{"verdict": "yes"}')
+    model = f"openai-compatible/m-{uuid.uuid4().hex[:8]}"
+    dated = f"{model}-2024-08-06"
+    scorer, _ = _scorer(server, model=dated)
+    db = tmp_path / "d.db"
+    stopped = run_evals_sync(ITEMS, [scorer], store=db, max_cost=2 * CALL_COST,
+                             prices={dated: PRICE}, concurrency=1)  # fmt: skip
+    assert stopped.budget_stop is not None
+    done = run_evals_sync(ITEMS, [scorer], store=db, resume=stopped.run_id,
+                          max_cost=2 * CALL_COST, prices={model: [0.0, 0.0]})  # fmt: skip
+    assert (done.status, done.total_items) == ("finished", 10)
+    kept = Store(db).get_run(done.run_id).config["prices"][dated]
+    assert (kept["input_per_mtok"], kept["output_per_mtok"]) == (0.0, 0.0)

@@ -201,8 +201,7 @@ class _Run:
             try:
                 self.resumed = self.recorder.load(resume, scorers=self.job.scorers)
                 # the prices stored with the run stand where none is given now
-                stored = stored_prices(self.resumed.config) or {}
-                self.prices = PriceTable({**stored, **self.prices.overrides}, source="stored")
+                self.prices = self.prices.with_stored(stored_prices(self.resumed.config) or {})
                 self._check_prices()
                 limits = self._resumed_thresholds(limits, self.resumed)
                 error_limits = self._resumed_error_limits(

@@ -237,6 +237,29 @@ class PriceTable:
             return Price(0.0, 0.0, "local model")
         return None
 
+    def overrides_price_of(self, model: str) -> bool:
+        """Whether an override names ``model`` or the model its dated snapshot stands for."""
+        return model in self.overrides or _SNAPSHOT.sub("", model) in self.overrides
+
+    def with_stored(self, stored: Mapping[str, Price]) -> PriceTable:
+        """This table for a resumed run: its stored prices beneath this invocation's overrides.
+
+        A model keeps its stored price unless an override covers it
+        (:meth:`overrides_price_of`), the rule :func:`resumed_prices` stores by.
+
+        Example:
+            >>> stored = {"openai/gpt-4o-2024-08-06": Price(9, 9, "stored")}
+            >>> given = PriceTable({"openai/gpt-4o": [1, 2]}, source="--price")
+            >>> given.with_stored(stored).price("openai/gpt-4o-2024-08-06").source
+            '--price'
+            >>> PriceTable().with_stored(stored).price("openai/gpt-4o-2024-08-06").source
+            'stored'
+        """
+        kept = {m: price for m, price in stored.items() if not self.overrides_price_of(m)}
+        table = PriceTable()
+        table.overrides = {**kept, **self.overrides}
+        return table
+
     def prices_of(self, models: list[str]) -> dict[str, Price]:
         """The known prices of ``models``, by model (unknown ones left out)."""
         found = {model: self.price(model) for model in models}
@@ -306,6 +329,6 @@ def resumed_prices(stored: Any, table: PriceTable, models: list[str]) -> dict[st
     kept = dict(stored) if isinstance(stored, Mapping) else {}
     merged = {**now, **{model: kept[model] for model in models if model in kept}}
     for model in now:
-        if model in table.overrides or _SNAPSHOT.sub("", model) in table.overrides:
+        if table.overrides_price_of(model):
             merged[model] = now[model]
     return merged
