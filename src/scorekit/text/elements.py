@@ -21,7 +21,9 @@ phrase is rewritten as compromise's ``toInfinitive`` does:
   through`` → ``run through``, ``reports show`` unchanged (an infinitive is in it); a third
   word of the root is dropped (``reports blocking in`` → ``reports blocking``);
 * a negated phrase gets ``not`` (when it has none) and ``do``/``does`` in front: ``do`` when
-  are/were/does remain in it, after *I*, *we*, *they*, *those* or a plural noun;
+  are/were/does remain in it, after *I*, *we*, *they*, *those* or a plural noun; the implicit
+  ``not`` of a contraction between two removed auxiliaries is lost, and none is added
+  (``wouldn't be advised`` → ``does advise``, as compromise's removal of the auxiliaries does);
 * a contraction whose implicit half is rewritten loses its written suffix (``that's`` →
   ``that be``), except in a noun phrase, which is taken before the rewrite (``it's``).
 
@@ -197,18 +199,25 @@ def _rewrite_phrase(terms: list[Term], start: int, end: int) -> tuple[list[str],
     root = _root(terms, span)
     first = root[0] if root else end
     negated = any("Negative" in terms[k].tags for k in span)
+
+    def dropped(k: int) -> bool:  # an auxiliary, removed by the rewrite
+        return start <= k < first and terms[k].tags.isdisjoint(_KEPT_BEFORE_ROOT)
+
     words: list[str] = []
+    vanished = False
     for k in span:
         term = terms[k]
         if k == first:
             words.extend(_infinitive(terms, root))
-        elif k in root:
+        elif k in root or dropped(k):
             continue
-        elif k < first and term.tags.isdisjoint(_KEPT_BEFORE_ROOT):
-            continue  # an auxiliary
+        elif term.implicit and not term.text and dropped(k - 1) and dropped(k + 1):
+            # compromise loses the implicit "not" of "wouldn't" when the auxiliaries on both
+            # sides of it are removed ("wouldn't be advised" → "does advise"), and adds none
+            vanished = True
         else:
             words.append(term.text or term.normal)
-    if negated and "not" not in words:
+    if negated and not vanished and "not" not in words:
         words.insert(0, "not")
     return words, negated
 
