@@ -44,6 +44,8 @@ def test_clean_words(text: str, words: list[str]) -> None:
         ("We couldn't find it.", ["we", "it", "do", "not", "find"]),
         ("It wouldn't quickly be advised.", ["it", "does", "not", "quickly", "advise"]),
         ("We would not be advised.", ["we", "do", "not", "advise"]),
+        # a noun's number is guessed by its ending: "solids" is plural, so "do"
+        ("Liquids and solids do not mix.", ["liquids", "and", "solids", "do", "not", "mix"]),
         # compromise rewrites a root of at most two words: "in" is lost
         ("Twitter reports blocking in Venezuela", ["twitter", "venezuela", "reports", "blocking"]),
     ],

@@ -17,7 +17,14 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-__all__ = ["Lexicon", "ending_guesses", "lexicon", "phrasal_verbs", "to_infinitive"]
+__all__ = [
+    "Lexicon",
+    "ending_guesses",
+    "lexicon",
+    "looks_plural",
+    "phrasal_verbs",
+    "to_infinitive",
+]
 
 _COPULA = {w: "be" for w in ("are", "were", "been", "is", "am", "was", "be", "being")}
 # compromise's verb prefixes ("re clean" → prefix "re" + verb "clean").
@@ -177,3 +184,34 @@ def ending_guesses() -> dict[str, tuple[tuple[re.Pattern[str], str], ...]]:
         letter: tuple((re.compile(source), tag) for source, tag in rules)
         for letter, rules in raw.items()
     }
+
+
+_PLURAL_EXCEPTIONS = frozenset({"israelis", "menus", "logos"})
+_PLURAL_BY_END = {
+    "e": ("mice", "louse", "antennae", "formulae", "nebulae", "vertebrae", "vitae"),
+    "i": ("tia", "octopi", "viri", "radii", "nuclei", "fungi", "cacti", "stimuli"),
+    "n": ("men",),
+    "t": ("feet",),
+}
+_NOT_PLURAL = (
+    *("bus", "mas", "was", "ias", "xas", "vas", "cis", "lis", "nis", "ois", "ris", "sis"),
+    *("tis", "xis", "aus", "cus", "eus", "fus", "gus", "ius", "lus", "nus", "das", "ous"),
+    *("pus", "rus", "sus", "tus", "xus", "aos", "igos", "ados", "ogos", "'s", "ss"),
+)
+
+
+def looks_plural(word: str) -> bool:
+    """Whether ``word`` looks like a plural noun by its ending (compromise's ``looksPlural``).
+
+    Example:
+        >>> looks_plural("solids"), looks_plural("status"), looks_plural("firemen")
+        (True, False, True)
+    """
+    if len(word) <= 3:
+        return False
+    if word in _PLURAL_EXCEPTIONS:
+        return True
+    end = word[-1]
+    if end in _PLURAL_BY_END:
+        return word.endswith(_PLURAL_BY_END[end])
+    return end == "s" and not word.endswith(_NOT_PLURAL)

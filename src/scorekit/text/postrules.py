@@ -13,10 +13,9 @@ The rules are data (:mod:`scorekit.text.ruledata`), matched by our own matcher
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
-from scorekit.text.lexicon import Lexicon
+from scorekit.text.lexicon import Lexicon, looks_plural
 from scorekit.text.ruledata import Rule, possible_rules
 from scorekit.text.rulematch import Run
 from scorekit.text.rulesearch import Batch
@@ -60,39 +59,6 @@ def _find(rule: Rule, clause: Sequence[Term], starts: list[int]) -> list[tuple[i
     if rule.group is None:
         return [(a, b) for a, b, _ in found]
     return [(g[0], g[0] + g[1]) for _, _, groups in found if (g := groups.get(rule.group))]
-
-
-def _looks_plural(text: str) -> bool:
-    return _looks_plural_data()(text)
-
-
-@functools.cache
-def _looks_plural_data() -> Callable[[str], bool]:
-    # compromise's quick plural check (postTagger's "quick and dirty plural tagger")
-    exceptions = {"israelis", "menus", "logos"}
-    by_end = {
-        "e": ("mice", "louse", "antennae", "formulae", "nebulae", "vertebrae", "vitae"),
-        "i": ("tia", "octopi", "viri", "radii", "nuclei", "fungi", "cacti", "stimuli"),
-        "n": ("men",),
-        "t": ("feet",),
-    }
-    not_plural = (
-        *("bus", "mas", "was", "ias", "xas", "vas", "cis", "lis", "nis", "ois", "ris", "sis"),
-        *("tis", "xis", "aus", "cus", "eus", "fus", "gus", "ius", "lus", "nus", "das", "ous"),
-        *("pus", "rus", "sus", "tus", "xus", "aos", "igos", "ados", "ogos", "'s", "ss"),
-    )
-
-    def check(text: str) -> bool:
-        if len(text) <= 3:
-            return False
-        if text in exceptions:
-            return True
-        end = text[-1]
-        if end in by_end:
-            return text.endswith(by_end[end])
-        return end == "s" and not text.endswith(not_plural)
-
-    return check
 
 
 def _tag_term(term: Term, tag: str, lex: Lexicon, safe: bool) -> None:
@@ -147,7 +113,7 @@ def _apply(rule: Rule, terms: Sequence[Term], lex: Lexicon) -> None:
         _set_tags(terms, rule.tag, lex, rule.safe)
         if rule.tag == "Noun":
             last = terms[-1]
-            _set_tags([last], "Plural" if _looks_plural(last.text) else "Singular", lex, rule.safe)
+            _set_tags([last], "Plural" if looks_plural(last.text) else "Singular", lex, rule.safe)
     if rule.untag is not None:
         name = rule.untag.strip().lstrip("#")
         drop = _children(lex).get(name, frozenset()) | {name}

@@ -10,7 +10,8 @@ order of evidence:
 2. per word: the lexicon, else a title-cased word inside a sentence is a proper noun, else the
    longest known suffix (``-ing`` → gerund…), else digits are a number;
 3. per clause (split at commas and sentence ends): an untagged word takes a neighbour clue,
-   else it is a noun; an ambiguous word (``Noun|Verb``, ``Adj|Gerund``…) is resolved by the
+   else it is a noun; a common noun with no number gets ``Plural`` or ``Singular`` by its
+   ending (``solids``, ``employer``); an ambiguous word (``Noun|Verb``, ``Adj|Gerund``…) is resolved by the
    clue tables (the word after, the word before, the tag before, the tag after);
 4. a ``'s`` read as a verb becomes *has* before a past tense (``it's been``), as compromise's
    second contraction pass decides it from the first tags;
@@ -26,7 +27,7 @@ import functools
 import re
 from collections.abc import Iterable
 
-from scorekit.text.lexicon import Lexicon, ending_guesses, lexicon, phrasal_verbs
+from scorekit.text.lexicon import Lexicon, ending_guesses, lexicon, looks_plural, phrasal_verbs
 from scorekit.text.postrules import apply_post_rules
 from scorekit.text.term import Term, gc_paused
 
@@ -387,14 +388,38 @@ def _is_apostrophe_s(terms: list[Term], i: int) -> bool:
     return term.implicit and term.normal == "is" and terms[i - 1].text[-2:] in _S_ENDINGS
 
 
+_UNCOUNTED = frozenset(
+    {"Acronym", "Abbreviation", "ProperNoun", "Uncountable", "Possessive", "Pronoun"}
+    | {"Activity", "Honorific", "Month"}
+)
+
+
+def _set_number(term: Term) -> None:
+    """Give a noun with no number ``Plural`` or ``Singular`` by its spelling (``-s``).
+
+    Source: compromise 14.17.0 ``setPluralSingular`` (preTagger ``fillTags``); proper nouns,
+    pronouns, possessives, acronyms and the like keep no number.
+    """
+    tags = term.tags
+    if "Noun" not in tags or "Plural" in tags or "Singular" in tags:
+        return
+    if not tags.isdisjoint(_UNCOUNTED):
+        return
+    tag = "Plural" if looks_plural(term.normal) else "Singular"
+    tags.add(tag)
+    _record(term, tag)
+
+
 def _tag_clause(terms: list[Term], lex: Lexicon) -> None:
     for i, term in enumerate(terms):
         _fill(term, lex)
+        _set_number(term)
         if not term.tags:
             guess = _neighbour(terms, i) or "Noun"
             term.tags.add(guess)
             _record(term, guess)
             _fill(term, lex)
+            _set_number(term)
     for i, term in enumerate(terms):
         if term.switch and not term.tags & {"Acronym", "PhrasalVerb"}:
             tag = _resolve_switch(terms, i, lex)
