@@ -11,8 +11,9 @@ order of evidence:
    longest known suffix (``-ing`` → gerund…), else digits are a number;
 3. per clause (split at commas and sentence ends): an untagged word takes a neighbour clue,
    else it is a noun; a common noun with no number gets ``Plural`` or ``Singular`` by its
-   ending (``solids``, ``employer``); an ambiguous word (``Noun|Verb``, ``Adj|Gerund``…) is resolved by the
-   clue tables (the word after, the word before, the tag before, the tag after);
+   ending (``solids``, ``employer``); an ambiguous word (``Noun|Verb``, ``Adj|Gerund``…) is
+   resolved by the clue tables (the word after, the word before, the tag before, the tag
+   after);
 4. a ``'s`` read as a verb becomes *has* before a past tense (``it's been``), as compromise's
    second contraction pass decides it from the first tags;
 5. compromise's ~570 post-tagger context rules (:mod:`scorekit.text.postrules`), run as data
