@@ -28,6 +28,8 @@ import functools
 import re
 from collections.abc import Iterable
 
+from scorekit.text.acronyms import acronym_tags
+from scorekit.text.contractions import has_follows, is_possessive
 from scorekit.text.lexicon import Lexicon, ending_guesses, lexicon, looks_plural, phrasal_verbs
 from scorekit.text.postrules import apply_post_rules
 from scorekit.text.term import Term, gc_paused
@@ -203,13 +205,18 @@ def _fill(term: Term, lex: Lexicon) -> None:
 
 
 def _word_facts(word: str, lex: Lexicon) -> tuple[tuple[str, ...], str]:
-    """The lexicon tags and the switch class of ``word`` (context-free; cached per text)."""
+    """The lexicon tags and the switch class of ``word`` (context-free; cached per text).
+
+    The lexicon is read by compromise's ``machine`` form of the word, without a final ``'s``
+    (``japan's`` has the tags of ``japan``); the switch class by the word itself.
+    """
     switch = lex.switches.get(word, "")
     if not switch and _PREFIX.match(word):
         stem = _PREFIX.sub("", word)
         if len(stem) > 3:
             switch = lex.switches.get(stem, "")
-    return lex.words.get(word, ()), switch
+    machine = word[:-2] if word[-2:] == "'s" else word
+    return lex.words.get(machine, ()), switch
 
 
 _FirstPass = tuple[tuple[str, ...], str, tuple[str, ...]]  # tags, switch class, order
@@ -360,13 +367,13 @@ def _depths() -> dict[str, int]:
     return {tag: len(parents) for tag, parents in lexicon().parents.items()}
 
 
-def _resolve_switch(terms: list[Term], i: int, lex: Lexicon) -> str | None:
+def _resolve_switch(terms: list[Term], i: int, lex: Lexicon, split: bool = False) -> str | None:
     term = terms[i]
     clues = lex.clues.get(term.switch)
     if not clues:
         return None
     before_index = i - 1 if i == 0 or terms[i - 1].text != "also" else max(0, i - 2)
-    if before_index > 0 and _is_apostrophe_s(terms, before_index):
+    if not split and before_index > 0 and _is_apostrophe_s(terms, before_index):
         # compromise splits "it's" only after this pass: the word before is "it's" itself
         before_index -= 1
     before = terms[before_index] if i > 0 else None
@@ -411,8 +418,24 @@ def _set_number(term: Term) -> None:
     _record(term, tag)
 
 
-def _tag_clause(terms: list[Term], lex: Lexicon) -> None:
+def _acronym(term: Term, lex: Lexicon) -> None:
+    """Tag an acronym (``SARS``) as :func:`~scorekit.text.acronyms.acronym_tags` says."""
+    found = acronym_tags(term.text, term.normal, term.tags, term.normal in lex.words)
+    if found is None:
+        return
+    if found[0] == "":  # the word's other tags are dropped
+        term.tags.clear()
+        term.order = ()
+        found = found[1:]
+    for tag in found:
+        term.tags.add(tag)
+        _record(term, tag)
+
+
+def _tag_clause(terms: list[Term], lex: Lexicon, split: bool = False) -> None:
+    """Tag one clause: compromise's third pass (``split``: the re-tagging after a split)."""
     for i, term in enumerate(terms):
+        _acronym(term, lex)
         _fill(term, lex)
         _set_number(term)
         if not term.tags:
@@ -423,7 +446,7 @@ def _tag_clause(terms: list[Term], lex: Lexicon) -> None:
             _set_number(term)
     for i, term in enumerate(terms):
         if term.switch and not term.tags & {"Acronym", "PhrasalVerb"}:
-            tag = _resolve_switch(terms, i, lex)
+            tag = _resolve_switch(terms, i, lex, split)
             if tag:
                 set_tag(term, tag, lex)
 
@@ -457,34 +480,6 @@ def _phrasal(terms: list[Term], lex: Lexicon) -> None:
             _record(first, "Auxiliary")
 
 
-_HAS_WORDS = frozenset({"been", "become"})
-_IS_WORDS = frozenset({"what", "how", "when", "if", "too"})
-_ADJ_LIKE = frozenset({"too", "also", "enough"})
-_IS_TAGS = frozenset({"Gerund", "Determiner", "Adjective"})
-
-
-def _has_follows(terms: list[Term], i: int) -> bool:
-    """Tell compromise's choice for a verb ``'s``: *has* before a past tense (``it's used``).
-
-    Scans the words after the contraction (in its sentence, at most 64) for the first clue.
-    """
-    for o in range(i + 1, min(len(terms), i + 65)):
-        term = terms[o]
-        if term.sentence_start:
-            break
-        if term.normal in _HAS_WORDS:
-            return True
-        if term.normal in _IS_WORDS or not term.tags.isdisjoint(_IS_TAGS):
-            return False
-        nxt = terms[o + 1] if o + 1 < len(terms) else None
-        adj_past = term.switch == "Adj|Past" and nxt is not None
-        if adj_past and nxt is not None and (nxt.normal in _ADJ_LIKE or nxt.has("Preposition")):
-            return False
-        if term.has("PastTense"):
-            return nxt is None or nxt.normal != "for"
-    return False
-
-
 def _is_or_has(terms: list[Term], lex: Lexicon) -> None:
     """Turn the implicit *is* of ``X's`` into *has* where compromise does, and re-tag it."""
     for i, term in enumerate(terms):
@@ -493,7 +488,7 @@ def _is_or_has(terms: list[Term], lex: Lexicon) -> None:
         head = terms[i - 1].text.lower().replace("\u2019", "'")
         if not head.endswith("'s") or head[:-2] in ("let", "there"):
             continue
-        if _has_follows(terms, i):
+        if has_follows(terms, i):
             term.normal = "has"
             term.switch = ""
             term.tags = set(lex.words.get("has", ()))
@@ -501,6 +496,41 @@ def _is_or_has(terms: list[Term], lex: Lexicon) -> None:
             for tag in lex.words.get("has", ()):
                 _record(term, tag)
             _fill(term, lex)
+
+
+def _split_apostrophe_s(terms: list[Term], lex: Lexicon) -> list[Term]:
+    """Split each written ``X's`` that is no possessive into ``X`` and an implicit *is*/*has*.
+
+    Source: compromise 14.17.0 ``contractionTwo``, after the first tagging: each sentence is
+    read backwards; a possessive (:func:`~scorekit.text.contractions.is_possessive`) gets
+    ``Possessive``, another ``X's`` becomes ``X`` (looked up again) and *has* or *is*
+    (:func:`~scorekit.text.contractions.has_follows`), and the two new terms with the word
+    before and the word after them are tagged again, as a clause of their own.
+    """
+    out: list[Term] = []
+    starts = [k for k, term in enumerate(terms) if term.sentence_start or k == 0]
+    for begin, end in zip(starts, [*starts[1:], len(terms)], strict=False):
+        sentence = terms[begin:end]
+        for i in range(len(sentence) - 1, -1, -1):
+            term = sentence[i]
+            if term.implicit or term.normal[-2:] != "'s" or len(term.normal) < 3:
+                continue
+            if is_possessive(sentence, i, len(sentence)):
+                set_tag(term, "Possessive", lex)
+                continue
+            verb = Term("", "is", term.post, False, set(), "", True)
+            sentence.insert(i + 1, verb)
+            if has_follows(sentence, i + 1):
+                verb.normal = "has"
+            term.normal, term.post = term.normal[:-2], ""
+            for new in (term, verb):
+                new.tags, new.order = set(), ()
+                _first_pass_uncached(new, lex)
+            part = sentence[max(0, i - 1) : i + 3]
+            for clause in clauses(part):
+                _tag_clause(clause, lex, split=True)
+        out.extend(sentence)
+    return out
 
 
 def tag_text(text: str) -> list[Term]:
@@ -527,5 +557,7 @@ def tag_text(text: str) -> list[Term]:
         for clause in parts:
             _tag_clause(clause, lex)
         _is_or_has(terms, lex)
+        terms = _split_apostrophe_s(terms, lex)
+        parts = list(clauses(terms))
         apply_post_rules(parts, lex)
     return terms
