@@ -83,12 +83,13 @@ def clean_words(text: str) -> list[str]:
 
 def _mark_auxiliaries(terms: list[Term], start: int, end: int) -> None:
     """Tag as auxiliary each helper verb followed, inside the phrase, by another verb."""
-    # a phrasal verb's particle ("get [out]") is no verb that makes "get" a helper
+    # a phrasal verb's particle ("get [out]") and a prefix ("is [over]", never a root) are no
+    # verbs that make "get" or "is" a helper
     last_verb = max(
         (
             k
             for k in range(start, end)
-            if "Verb" in (tags := terms[k].tags) and "Particle" not in tags
+            if "Verb" in (tags := terms[k].tags) and "Particle" not in tags and "Prefix" not in tags
         ),
         default=start,
     )

@@ -145,11 +145,44 @@ def tokenize(text: str) -> list[Term]:
     return terms
 
 
+_COMMA = re.compile(r"[,:;]")
+_HARD_END = re.compile(r"[.!?()\[\]\u2014\u2013]|\s-\s")
+_MAYBE_DATES = frozenset({"may", "april", "august", "jan"})
+_SHORT_NUMBER = re.compile(r"^([0-9]{1,2}|[0-9]{4})$")
+
+
+def _comma_splits(terms: list[Term], i: int) -> bool:
+    """Whether compromise's quick split cuts after the comma of ``terms[i - 1]``.
+
+    Source: compromise 14.17.0 ``quickSplit`` (``splitOn``): not before *like*, a month-like
+    word, a place or a date, a short number; not after a date; not next to an adjective.
+    """
+    if i >= len(terms):
+        return False
+    term, last = terms[i], terms[i - 1]
+    if term.normal == "like" or term.normal in _MAYBE_DATES:
+        return False
+    if "Place" in term.tags or "Date" in term.tags:
+        return False
+    if "Date" in last.tags or last.normal in _MAYBE_DATES:
+        return False
+    if "Adjective" in last.tags or "Adjective" in term.tags:
+        return False
+    return not _SHORT_NUMBER.match(term.normal)
+
+
 def clauses(terms: list[Term]) -> Iterable[list[Term]]:
-    """Yield runs of terms split after commas and sentence ends (compromise's quick split)."""
+    """Yield runs of terms split after sentence ends and commas (compromise's quick split).
+
+    A comma, colon or semicolon splits only where :func:`_comma_splits` says, by the tags the
+    terms carry when it is called.
+    """
     begin = 0
     for i, term in enumerate(terms):
-        if term.post and _CLAUSE_END.search(term.post):
+        post = term.post
+        if post and (
+            _HARD_END.search(post) or (_COMMA.search(post) and _comma_splits(terms, i + 1))
+        ):
             yield terms[begin : i + 1]
             begin = i + 1
     if begin < len(terms):
