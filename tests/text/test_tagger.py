@@ -1,7 +1,8 @@
 import pytest
 
+from scorekit.text.acronyms import acronym_tags
 from scorekit.text.lexicon import looks_plural, to_infinitive
-from scorekit.text.tagger import tag_text, tokenize
+from scorekit.text.tagger import clauses, tag_text, tokenize
 
 
 @pytest.mark.parametrize(
@@ -80,3 +81,72 @@ def test_pronoun_and_proper_noun_keep_no_number() -> None:
     terms = tag_text("They met Zorbulon today.")
     assert not terms[0].tags & {"Plural", "Singular"}
     assert not terms[2].tags & {"Plural", "Singular"}
+
+
+@pytest.mark.parametrize(
+    ("text", "normals", "possessive"),
+    [
+        # compromise's contractionTwo: X's before an article is "X is"
+        ("Jeremy's a good guy.", ["jeremy", "is", "a", "good", "guy"], False),
+        ("Jeremy's dog barked.", ["jeremy's", "dog", "barked"], True),
+        # before a gerund it is "is"; before a past participle after "been", "has"
+        ("The cat's sleeping.", ["the", "cat", "is", "sleeping"], False),
+        ("The meeting's been moved.", ["the", "meeting", "has", "been", "moved"], False),
+        # a proper noun after a proper noun: possessive
+        ("Pakistan's Musharraf", ["pakistan's", "musharraf"], True),
+        # the last word of a sentence is a possessive
+        ("It was Spencer's.", ["it", "was", "spencer's"], True),
+    ],
+)
+def test_apostrophe_s(text: str, normals: list[str], possessive: bool) -> None:
+    terms = tag_text(text)
+    assert [t.normal for t in terms] == normals
+    assert any(t.has("Possessive") for t in terms) is possessive
+
+
+def test_the_split_s_is_implicit_and_tagged_again() -> None:
+    jeremy, verb, *_ = tag_text("Jeremy's living the dream.")
+    assert (jeremy.text, jeremy.normal, jeremy.post) == ("Jeremy's", "jeremy", "")
+    assert (verb.text, verb.normal, verb.implicit) == ("", "is", True)
+    assert verb.has("Copula")
+
+
+def test_possessive_lexicon_reads_the_word_without_s() -> None:
+    assert tag_text("Yesterday Israel's army left.")[1].has("Country")
+
+
+@pytest.mark.parametrize(
+    ("text", "normal", "tags"),
+    [
+        ("SARS", "sars", ("", "Acronym", "Noun")),
+        ("UFOs", "ufos", ("", "Acronym", "Noun", "Plural")),
+        ("US", "us", ("", "Acronym", "Noun", "Place")),
+        ("F", "f", ("", "Acronym", "Noun")),
+        ("I", "i", None),
+        ("UNOCHA", "unocha", None),  # longer than five letters
+        ("Paris", "paris", None),
+    ],
+)
+def test_acronym_tags(text: str, normal: str, tags: tuple[str, ...] | None) -> None:
+    assert acronym_tags(text, normal, set(), False) == tags
+
+
+def test_acronym_is_a_noun_without_number() -> None:
+    sars = tag_text("The profile of SARS is odd.")[3]
+    assert sars.tags == {"Acronym", "Noun"}
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        ("I came, I saw, I left.", [["i", "came"], ["i", "saw"], ["i", "left"]]),
+        # compromise's quick split: not next to an adjective, not before "like" or a place
+        ("It is big, red and round.", [["it", "is", "big", "red", "and", "round"]]),
+        ("Veggies, like figs, are good.", [["veggies", "like", "figs"], ["are", "good"]]),
+        ("He lives in Toronto, Canada now.", [["he", "lives", "in", "toronto", "canada", "now"]]),
+        ("Sales rose, 12 percent.", [["sales", "rose", "12", "percent"]]),
+    ],
+)
+def test_clauses_cut_where_compromise_does(text: str, parts: list[list[str]]) -> None:
+    terms = tag_text(text)
+    assert [[t.normal for t in part] for part in clauses(terms)] == parts

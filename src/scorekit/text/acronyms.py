@@ -63,7 +63,7 @@ def acronym_tags(text: str, normal: str, tags: set[str], known: bool) -> tuple[s
     if "RomanNumeral" in tags or "Acronym" in tags:
         return None
     if _no_period(text, normal, known):
-        found = ("", "Acronym", "Noun")
+        found: tuple[str, ...] = ("", "Acronym", "Noun")
         if normal in _PLACES:
             found = (*found, "Place")
         if _UPPER_THEN_S.match(text):

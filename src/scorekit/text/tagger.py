@@ -6,16 +6,20 @@ order of evidence:
 
 1. tokens: whitespace-separated words, punctuation kept aside, hyphenated words split,
    contractions expanded into a written term and an implicit one (``don't`` → ``do`` +
-   ``not``; ``it's`` → ``it`` + ``is``; a noun's ``'s`` stays a possessive);
-2. per word: the lexicon, else a title-cased word inside a sentence is a proper noun, else the
-   longest known suffix (``-ing`` → gerund…), else digits are a number;
-3. per clause (split at commas and sentence ends): an untagged word takes a neighbour clue,
-   else it is a noun; a common noun with no number gets ``Plural`` or ``Singular`` by its
-   ending (``solids``, ``employer``); an ambiguous word (``Noun|Verb``, ``Adj|Gerund``…) is
-   resolved by the clue tables (the word after, the word before, the tag before, the tag
-   after);
-4. a ``'s`` read as a verb becomes *has* before a past tense (``it's been``), as compromise's
-   second contraction pass decides it from the first tags;
+   ``not``; ``it's`` → ``it`` + ``is``); another ``X's`` waits for step 4;
+2. per word: the lexicon (read without a final ``'s``: ``japan's`` as ``japan``), else a
+   title-cased word inside a sentence is a proper noun, else the longest known suffix
+   (``-ing`` → gerund…), else digits are a number;
+3. per clause (split at sentence ends, and at commas where compromise's quick split cuts:
+   :func:`clauses`): an acronym (``SARS``, :mod:`scorekit.text.acronyms`) is a noun, an
+   untagged word takes a neighbour clue, else it is a noun; a common noun with no number
+   gets ``Plural`` or ``Singular`` by its ending (``solids``, ``employer``); an ambiguous word
+   (``Noun|Verb``, ``Adj|Gerund``…) is resolved by the clue tables (the word after, the word
+   before, the tag before, the tag after);
+4. compromise's second contraction pass, from the first tags: a ``'s`` of step 1 read as a
+   verb becomes *has* before a past tense (``it's been``); another ``X's`` is a possessive
+   or ``X`` + *is*/*has* (``Jeremy's a good guy``, :mod:`scorekit.text.contractions`), whose
+   new terms and their neighbours are tagged again;
 5. compromise's ~570 post-tagger context rules (:mod:`scorekit.text.postrules`), run as data
    by our own matcher over the clauses.
 
@@ -26,167 +30,19 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
 
 from scorekit.text.acronyms import acronym_tags
 from scorekit.text.contractions import has_follows, is_possessive
 from scorekit.text.lexicon import Lexicon, ending_guesses, lexicon, looks_plural, phrasal_verbs
 from scorekit.text.postrules import apply_post_rules
 from scorekit.text.term import Term, gc_paused
+from scorekit.text.tokens import S_ENDINGS, clauses, tokenize
 
 __all__ = ["clauses", "set_tag", "tag_text", "tokenize"]
 
-_WORD_EDGE = re.compile(r"^([^\w']*)(.*?)([^\w']*)$", re.DOTALL)
 _TITLE = re.compile(r"^[^\W\d_a-z][a-z'\u2019]")
 _NUMBER = re.compile(r"^[0-9][0-9,.]*(st|nd|rd|th|s|k|m|%)?$")
 _PREFIX = re.compile(r"^(under|over|mis|re|un|dis|semi)-?")
-_CLAUSE_END = re.compile(r"[,;:.!?()\[\]\u2014\u2013]|\s-\s")
-_SENTENCE_END = re.compile(r"[.!?]")
-_ELLIPSIS = re.compile(r"(\u2026|\.{2,})\W*$")
-_INITIAL = re.compile(r"(^|\.)[A-Za-z]\.$")
-_S_ENDINGS = frozenset({"'s", "\u2019s", "'S", "\u2019S"})
-
-# contraction suffix → the implicit word (n't is handled apart: "can't" → can + not)
-_SUFFIXES = {"'m": "am", "'re": "are", "'ve": "have", "'ll": "will", "'d": "would"}
-_NEGATIVE_HEADS = {"ca": "can", "wo": "will", "sha": "shall", "ai": "is"}
-_BARE_NEGATIVES = {"dont": "do", "cant": "can", "wont": "will", "doesnt": "does"}
-_BARE_NEGATIVES |= {"didnt": "did", "isnt": "is", "arent": "are", "wasnt": "was"}
-_IS_BEFORE = frozenset(
-    {"it", "he", "she", "that", "what", "there", "here", "who", "where", "how", "this", "let"}
-    | {"when", "why", "which", "everything", "everyone", "nothing", "something", "someone"}
-)
-
-
-def _split_contraction(core: str, following: str) -> list[tuple[str, str, bool]]:
-    """Split one written word into ``(text, normal, implicit)`` terms."""
-    low = core.lower().replace("\u2019", "'")
-    if low.endswith("n't") and len(low) > 3:
-        head = low[:-3]
-        return [(core, _NEGATIVE_HEADS.get(head, head), False), ("", "not", True)]
-    if low in _BARE_NEGATIVES:
-        return [(core, _BARE_NEGATIVES[low], False), ("", "not", True)]
-    if low == "cannot":
-        return [(core, "can", False), ("", "not", True)]
-    for suffix, word in _SUFFIXES.items():
-        if low.endswith(suffix) and len(low) > len(suffix):
-            return [(core, low[: -len(suffix)], False), ("", word, True)]
-    if low.endswith("'s") and len(low) > 2:
-        head = low[:-2]
-        nxt = following.lower()
-        if head in _IS_BEFORE or nxt in ("not", "been", "going", "gonna", "also", "never"):
-            return [(core, head, False), ("", "is", True)]
-        return [(core, low, False)]
-    return [(core, low, False)]
-
-
-_Piece = tuple[str, str, bool, str]  # text, normal, implicit, punctuation after
-
-
-def _pieces(raw: str, following: str) -> tuple[list[_Piece], bool]:
-    """The terms of one whitespace-separated token, and whether it ends a sentence."""
-    match = _WORD_EDGE.match(raw)
-    assert match is not None  # the pattern matches any string
-    core, post = match.group(2).strip("'"), match.group(3)
-    if not core:
-        return [("", "", False, raw)], bool(_SENTENCE_END.search(raw))
-    parts = [p for p in core.split("-") if p] if re.search(r"\w-\w", core) else [core]
-    pieces: list[_Piece] = [(part, part.lower(), False, "-") for part in parts[:-1]]
-    pieces.extend((t, n, i, "") for t, n, i in _split_contraction(parts[-1], following))
-    text, normal, implicit, _ = pieces[-1]
-    pieces[-1] = (text, normal, implicit, post)
-    return pieces, bool(_SENTENCE_END.search(post))
-
-
-_Token = tuple[list[_Piece], bool, bool]  # pieces, ends a sentence, has a letter
-
-
-def _token_facts(raw: str, following: str) -> _Token:
-    pieces, ends = _pieces(raw, following)
-    lettered = any(ch.isalpha() for ch in raw)
-    if ends and lettered and (_ELLIPSIS.search(raw) or _INITIAL.search(raw)):
-        ends = False  # "wait..." or "U.S." / "J." does not end a sentence
-    return pieces, ends, lettered
-
-
-def tokenize(text: str) -> list[Term]:
-    """Split ``text`` into terms (see the module docstring, step 1)."""
-    raws = text.split()
-    terms: list[Term] = []
-    append = terms.append
-    start = True
-    lettered = False
-    cache: dict[tuple[str, str], _Token] = {}
-    last = len(raws) - 1
-    for index, raw in enumerate(raws):
-        # only a final "'s" looks at the next word ("Tony's not…"); key the cache on it then
-        following = raws[index + 1] if index < last and raw[-2:] in _S_ENDINGS else ""
-        key = (raw, following)
-        found = cache.get(key)
-        if found is None:
-            found = cache[key] = _token_facts(raw, following)
-        pieces, ends, has_letter = found
-        if has_letter:
-            lettered = True
-        elif ends:
-            if not lettered:
-                ends = False  # "1." alone is no sentence: compromise merges it with the next
-            elif _ELLIPSIS.search(raw) or _INITIAL.search(raw):
-                ends = False
-        for text_, normal, implicit, post in pieces:
-            if not normal:  # punctuation only: it belongs to the word before
-                if terms:
-                    terms[-1].post += post
-                continue
-            append(Term(text_, normal, post, start, set(), "", implicit))
-            start = False
-        if ends:
-            start = True
-            lettered = False
-    return terms
-
-
-_COMMA = re.compile(r"[,:;]")
-_HARD_END = re.compile(r"[.!?()\[\]\u2014\u2013]|\s-\s")
-_MAYBE_DATES = frozenset({"may", "april", "august", "jan"})
-_SHORT_NUMBER = re.compile(r"^([0-9]{1,2}|[0-9]{4})$")
-
-
-def _comma_splits(terms: list[Term], i: int) -> bool:
-    """Whether compromise's quick split cuts after the comma of ``terms[i - 1]``.
-
-    Source: compromise 14.17.0 ``quickSplit`` (``splitOn``): not before *like*, a month-like
-    word, a place or a date, a short number; not after a date; not next to an adjective.
-    """
-    if i >= len(terms):
-        return False
-    term, last = terms[i], terms[i - 1]
-    if term.normal == "like" or term.normal in _MAYBE_DATES:
-        return False
-    if "Place" in term.tags or "Date" in term.tags:
-        return False
-    if "Date" in last.tags or last.normal in _MAYBE_DATES:
-        return False
-    if "Adjective" in last.tags or "Adjective" in term.tags:
-        return False
-    return not _SHORT_NUMBER.match(term.normal)
-
-
-def clauses(terms: list[Term]) -> Iterable[list[Term]]:
-    """Yield runs of terms split after sentence ends and commas (compromise's quick split).
-
-    A comma, colon or semicolon splits only where :func:`_comma_splits` says, by the tags the
-    terms carry when it is called.
-    """
-    begin = 0
-    for i, term in enumerate(terms):
-        post = term.post
-        if post and (
-            _HARD_END.search(post) or (_COMMA.search(post) and _comma_splits(terms, i + 1))
-        ):
-            yield terms[begin : i + 1]
-            begin = i + 1
-    if begin < len(terms):
-        yield terms[begin:]
 
 
 @functools.cache
@@ -426,7 +282,7 @@ def _resolve_switch(terms: list[Term], i: int, lex: Lexicon, split: bool = False
 def _is_apostrophe_s(terms: list[Term], i: int) -> bool:
     """Whether ``terms[i]`` is the implicit *is* of a written ``X's``."""
     term = terms[i]
-    return term.implicit and term.normal == "is" and terms[i - 1].text[-2:] in _S_ENDINGS
+    return term.implicit and term.normal == "is" and terms[i - 1].text[-2:] in S_ENDINGS
 
 
 _UNCOUNTED = frozenset(

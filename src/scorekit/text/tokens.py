@@ -1,0 +1,166 @@
+"""Words of a text as compromise 14.17.0 splits them: terms, contractions, clauses.
+
+Step 1 of the tagger (:mod:`scorekit.text.tagger`): whitespace-separated words, punctuation
+kept aside (on the word before), hyphenated words split, contractions expanded into a written
+term and an implicit one (``don't`` → ``do`` + ``not``; ``it's`` → ``it`` + ``is``; another
+``X's`` is decided after the first tags, :mod:`scorekit.text.contractions`), sentence starts
+marked. :func:`clauses` cuts the terms where compromise's quick split does. scorekit's own code.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from scorekit.text.term import Term
+
+__all__ = ["S_ENDINGS", "clauses", "tokenize"]
+
+_WORD_EDGE = re.compile(r"^([^\w']*)(.*?)([^\w']*)$", re.DOTALL)
+_SENTENCE_END = re.compile(r"[.!?]")
+_ELLIPSIS = re.compile(r"(\u2026|\.{2,})\W*$")
+_INITIAL = re.compile(r"(^|\.)[A-Za-z]\.$")
+S_ENDINGS = frozenset({"'s", "\u2019s", "'S", "\u2019S"})
+"""The written endings of an ``X's`` (straight or curly apostrophe, either case)."""
+
+# contraction suffix → the implicit word (n't is handled apart: "can't" → can + not)
+_SUFFIXES = {"'m": "am", "'re": "are", "'ve": "have", "'ll": "will", "'d": "would"}
+_NEGATIVE_HEADS = {"ca": "can", "wo": "will", "sha": "shall", "ai": "is"}
+_BARE_NEGATIVES = {"dont": "do", "cant": "can", "wont": "will", "doesnt": "does"}
+_BARE_NEGATIVES |= {"didnt": "did", "isnt": "is", "arent": "are", "wasnt": "was"}
+_IS_BEFORE = frozenset(
+    {"it", "he", "she", "that", "what", "there", "here", "who", "where", "how", "this", "let"}
+    | {"when", "why", "which", "everything", "everyone", "nothing", "something", "someone"}
+)
+
+
+def _split_contraction(core: str, following: str) -> list[tuple[str, str, bool]]:
+    """Split one written word into ``(text, normal, implicit)`` terms."""
+    low = core.lower().replace("\u2019", "'")
+    if low.endswith("n't") and len(low) > 3:
+        head = low[:-3]
+        return [(core, _NEGATIVE_HEADS.get(head, head), False), ("", "not", True)]
+    if low in _BARE_NEGATIVES:
+        return [(core, _BARE_NEGATIVES[low], False), ("", "not", True)]
+    if low == "cannot":
+        return [(core, "can", False), ("", "not", True)]
+    for suffix, word in _SUFFIXES.items():
+        if low.endswith(suffix) and len(low) > len(suffix):
+            return [(core, low[: -len(suffix)], False), ("", word, True)]
+    if low.endswith("'s") and len(low) > 2:
+        head = low[:-2]
+        nxt = following.lower()
+        if head in _IS_BEFORE or nxt in ("not", "been", "going", "gonna", "also", "never"):
+            return [(core, head, False), ("", "is", True)]
+        return [(core, low, False)]
+    return [(core, low, False)]
+
+
+_Piece = tuple[str, str, bool, str]  # text, normal, implicit, punctuation after
+
+
+def _pieces(raw: str, following: str) -> tuple[list[_Piece], bool]:
+    """The terms of one whitespace-separated token, and whether it ends a sentence."""
+    match = _WORD_EDGE.match(raw)
+    assert match is not None  # the pattern matches any string
+    core, post = match.group(2).strip("'"), match.group(3)
+    if not core:
+        return [("", "", False, raw)], bool(_SENTENCE_END.search(raw))
+    parts = [p for p in core.split("-") if p] if re.search(r"\w-\w", core) else [core]
+    pieces: list[_Piece] = [(part, part.lower(), False, "-") for part in parts[:-1]]
+    pieces.extend((t, n, i, "") for t, n, i in _split_contraction(parts[-1], following))
+    text, normal, implicit, _ = pieces[-1]
+    pieces[-1] = (text, normal, implicit, post)
+    return pieces, bool(_SENTENCE_END.search(post))
+
+
+_Token = tuple[list[_Piece], bool, bool]  # pieces, ends a sentence, has a letter
+
+
+def _token_facts(raw: str, following: str) -> _Token:
+    pieces, ends = _pieces(raw, following)
+    lettered = any(ch.isalpha() for ch in raw)
+    if ends and lettered and (_ELLIPSIS.search(raw) or _INITIAL.search(raw)):
+        ends = False  # "wait..." or "U.S." / "J." does not end a sentence
+    return pieces, ends, lettered
+
+
+def tokenize(text: str) -> list[Term]:
+    """Split ``text`` into terms (see the module docstring, step 1)."""
+    raws = text.split()
+    terms: list[Term] = []
+    append = terms.append
+    start = True
+    lettered = False
+    cache: dict[tuple[str, str], _Token] = {}
+    last = len(raws) - 1
+    for index, raw in enumerate(raws):
+        # only a final "'s" looks at the next word ("Tony's not…"); key the cache on it then
+        following = raws[index + 1] if index < last and raw[-2:] in S_ENDINGS else ""
+        key = (raw, following)
+        found = cache.get(key)
+        if found is None:
+            found = cache[key] = _token_facts(raw, following)
+        pieces, ends, has_letter = found
+        if has_letter:
+            lettered = True
+        elif ends:
+            if not lettered:
+                ends = False  # "1." alone is no sentence: compromise merges it with the next
+            elif _ELLIPSIS.search(raw) or _INITIAL.search(raw):
+                ends = False
+        for text_, normal, implicit, post in pieces:
+            if not normal:  # punctuation only: it belongs to the word before
+                if terms:
+                    terms[-1].post += post
+                continue
+            append(Term(text_, normal, post, start, set(), "", implicit))
+            start = False
+        if ends:
+            start = True
+            lettered = False
+    return terms
+
+
+_COMMA = re.compile(r"[,:;]")
+_HARD_END = re.compile(r"[.!?()\[\]\u2014\u2013]|\s-\s")
+_MAYBE_DATES = frozenset({"may", "april", "august", "jan"})
+_SHORT_NUMBER = re.compile(r"^([0-9]{1,2}|[0-9]{4})$")
+
+
+def _comma_splits(terms: list[Term], i: int) -> bool:
+    """Whether compromise's quick split cuts after the comma of ``terms[i - 1]``.
+
+    Source: compromise 14.17.0 ``quickSplit`` (``splitOn``): not before *like*, a month-like
+    word, a place or a date, a short number; not after a date; not next to an adjective.
+    """
+    if i >= len(terms):
+        return False
+    term, last = terms[i], terms[i - 1]
+    if term.normal == "like" or term.normal in _MAYBE_DATES:
+        return False
+    if "Place" in term.tags or "Date" in term.tags:
+        return False
+    if "Date" in last.tags or last.normal in _MAYBE_DATES:
+        return False
+    if "Adjective" in last.tags or "Adjective" in term.tags:
+        return False
+    return not _SHORT_NUMBER.match(term.normal)
+
+
+def clauses(terms: list[Term]) -> Iterable[list[Term]]:
+    """Yield runs of terms split after sentence ends and commas (compromise's quick split).
+
+    A comma, colon or semicolon splits only where :func:`_comma_splits` says, by the tags the
+    terms carry when it is called.
+    """
+    begin = 0
+    for i, term in enumerate(terms):
+        post = term.post
+        if post and (
+            _HARD_END.search(post) or (_COMMA.search(post) and _comma_splits(terms, i + 1))
+        ):
+            yield terms[begin : i + 1]
+            begin = i + 1
+    if begin < len(terms):
+        yield terms[begin:]
