@@ -13,6 +13,7 @@ from scorekit.text.tagger import clauses, tag_text, tokenize
         ("Japan's growth", ["japan's", "growth"]),
         ("state-of-the-art", ["state", "of", "the", "art"]),
         ("I cannot go", ["i", "can", "not", "go"]),
+        ("Lists:\n- one\n- two", ["lists", "one", "two"]),
         ("", []),
         ("!!! ...", []),
     ],
@@ -150,3 +151,10 @@ def test_acronym_is_a_noun_without_number() -> None:
 def test_clauses_cut_where_compromise_does(text: str, parts: list[list[str]]) -> None:
     terms = tag_text(text)
     assert [[t.normal for t in part] for part in clauses(terms)] == parts
+
+
+def test_a_line_break_ends_a_sentence() -> None:
+    starts = [t.sentence_start for t in tokenize("Key factors include:\n\n1. Recognizing risk")]
+    assert starts == [True, False, False, True, False, False]
+    starts = [t.sentence_start for t in tokenize("Key factors include 1. Recognizing risk")]
+    assert starts == [True, False, False, False, True, False]

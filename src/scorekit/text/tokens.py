@@ -4,11 +4,14 @@ Step 1 of the tagger (:mod:`scorekit.text.tagger`): whitespace-separated words, 
 kept aside (on the word before), hyphenated words split, contractions expanded into a written
 term and an implicit one (``don't`` → ``do`` + ``not``; ``it's`` → ``it`` + ``is``; another
 ``X's`` is decided after the first tags, :mod:`scorekit.text.contractions`), sentence starts
-marked. :func:`clauses` cuts the terms where compromise's quick split does. scorekit's own code.
+marked (after ``.``/``!``/``?`` and after every line break: compromise splits the lines
+first). :func:`clauses` cuts the terms where compromise's quick split does. scorekit's own
+code.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable
 
@@ -16,6 +19,8 @@ from scorekit.text.term import Term
 
 __all__ = ["S_ENDINGS", "clauses", "tokenize"]
 
+_RAW = re.compile(r"\S+")
+_LINE_BREAK = re.compile(r"[\r\n]")
 _WORD_EDGE = re.compile(r"^([^\w']*)(.*?)([^\w']*)$", re.DOTALL)
 _SENTENCE_END = re.compile(r"[.!?]")
 _ELLIPSIS = re.compile(r"(\u2026|\.{2,})\W*$")
@@ -87,7 +92,14 @@ def _token_facts(raw: str, following: str) -> _Token:
 
 def tokenize(text: str) -> list[Term]:
     """Split ``text`` into terms (see the module docstring, step 1)."""
-    raws = text.split()
+    found_raws = list(_RAW.finditer(text))
+    raws = [match.group() for match in found_raws]
+    # compromise splits the text into lines first: a line break always ends a sentence
+    breaks = [
+        bool(_LINE_BREAK.search(text, match.end(), nxt.start()))
+        for match, nxt in itertools.pairwise(found_raws)
+    ]
+    breaks.append(False)
     terms: list[Term] = []
     append = terms.append
     start = True
@@ -109,6 +121,8 @@ def tokenize(text: str) -> list[Term]:
                 ends = False  # "1." alone is no sentence: compromise merges it with the next
             elif _ELLIPSIS.search(raw) or _INITIAL.search(raw):
                 ends = False
+        if breaks[index]:
+            ends = True
         for text_, normal, implicit, post in pieces:
             if not normal:  # punctuation only: it belongs to the word before
                 if terms:
