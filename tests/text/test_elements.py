@@ -76,6 +76,37 @@ def test_clean_words(text: str, words: list[str]) -> None:
             "The WHO says the case does not fit its profile of SARS.",
             ["the", "who", "case", "its", "profile", "of", "sars", "say", "does", "not", "fit"],
         ),
+        # compromise tags the sentence again after each rewrite: a later imperative is then
+        # an infinitive and stays "access" (a first one loses its "s")
+        (
+            "It affects many aspects, such as patient safety, access to systems.",
+            [
+                "it",
+                "many",
+                "aspects",
+                "patient",
+                "safety",
+                "systems",
+                "affect",
+                "access",
+                "such",
+                "as",
+                "to",
+            ],
+        ),
+        (
+            "Such as patient safety, access to systems.",
+            ["patient", "safety", "systems", "acces", "such", "as", "to"],
+        ),
+        # a line break ends a sentence: "1." opens the next, where "Recognizing" is a name
+        (
+            "Key factors include:\n\n1. Recognizing risk early.",
+            ["key", "factors", "1", "recognizing", "risk", "early", "include"],
+        ),
+        (
+            "Key factors include\nRecognizing risk early.",
+            ["key", "factors", "risk", "early", "include", "recognize"],
+        ),
         # a noun's number is guessed by its ending: "solids" is plural, so "do"
         ("Liquids and solids do not mix.", ["liquids", "and", "solids", "do", "not", "mix"]),
         # compromise rewrites a root of at most two words: "in" is lost

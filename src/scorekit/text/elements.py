@@ -24,6 +24,9 @@ phrase is rewritten as compromise's ``toInfinitive`` does:
   are/were/does remain in it, after *I*, *we*, *they*, *those* or a plural noun; the implicit
   ``not`` of a contraction between two removed auxiliaries is lost, and none is added
   (``wouldn't be advised`` → ``does advise``, as compromise's removal of the auxiliaries does);
+* compromise tags the sentence again after each phrase it rewrites, so in a later phrase of
+  the sentence a verb with no tense (an imperative) is an infinitive and stays as it is
+  (``…, access to systems`` keeps ``access``);
 * a contraction whose implicit half is rewritten loses its written suffix (``that's`` →
   ``that be``), except in a noun phrase, which is taken before the rewrite (``it's``).
 
@@ -223,6 +226,23 @@ def _rewrite_phrase(terms: list[Term], start: int, end: int) -> tuple[list[str],
     return words, negated
 
 
+_VERB_TYPES = frozenset({"PastTense", "PresentTense", "Auxiliary", "Modal", "Particle"})
+
+
+def _retagged(terms: list[Term], start: int, end: int) -> None:
+    """Give a verb of the phrase with no tense (``access`` as an imperative) ``Infinitive``.
+
+    compromise's ``toInfinitive`` tags the whole sentence again after each phrase it rewrites,
+    so a later phrase of the sentence is read with the second tags; among them, the tagger's
+    ``verbType`` makes a verb that is no past, present, auxiliary, modal or particle an
+    infinitive, which the rewrite then leaves as it is (not ``acces``).
+    """
+    for k in range(start, end):
+        tags = terms[k].tags
+        if "Verb" in tags and tags.isdisjoint(_VERB_TYPES):
+            tags.update(("Infinitive", "PresentTense"))
+
+
 def _collect(text: str) -> tuple[list[str], list[str], list[str]]:
     """The noun-phrase words, the rewritten verb phrases and the rewritten text, in order."""
     terms = tag_text(js_trim(text))
@@ -232,7 +252,13 @@ def _collect(text: str) -> tuple[list[str], list[str], list[str]]:
     spans = verb_phrases(terms)
     memo: _Rewrites = {}
     cursor = 0
+    earlier = False  # a phrase of this sentence was rewritten before (and the sentence retagged)
     for start, end in [*spans, (len(terms), len(terms))]:
+        if any(terms[k].sentence_start for k in range(cursor, min(start + 1, len(terms)))):
+            earlier = False
+        if earlier:
+            _retagged(terms, start, end)
+        earlier = True
         for k in range(cursor, start):
             term = terms[k]
             text_ = term.text
