@@ -107,6 +107,15 @@ def test_clean_words(text: str, words: list[str]) -> None:
             "Key factors include\nRecognizing risk early.",
             ["key", "factors", "risk", "early", "include", "recognize"],
         ),
+        # "non-vanishing" is two hyphenated adjectives; "**value-added" stays one term
+        (
+            "A non-vanishing vector field generates a system.",
+            ["a", "non", "vanishing", "vector", "field", "system", "generate"],
+        ),
+        (
+            "**Value-added tax rates** could simplify trade.",
+            ["tax", "rates", "trade", "value", "ad", "simplify"],
+        ),
         # a noun's number is guessed by its ending: "solids" is plural, so "do"
         ("Liquids and solids do not mix.", ["liquids", "and", "solids", "do", "not", "mix"]),
         # compromise rewrites a root of at most two words: "in" is lost

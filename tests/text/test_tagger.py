@@ -1,7 +1,7 @@
 import pytest
 
 from scorekit.text.acronyms import acronym_tags
-from scorekit.text.lexicon import looks_plural, to_infinitive
+from scorekit.text.lexicon import looks_plural, prefix_guess, to_infinitive
 from scorekit.text.tagger import clauses, tag_text, tokenize
 
 
@@ -14,6 +14,11 @@ from scorekit.text.tagger import clauses, tag_text, tokenize
         ("state-of-the-art", ["state", "of", "the", "art"]),
         ("I cannot go", ["i", "can", "not", "go"]),
         ("Lists:\n- one\n- two", ["lists", "one", "two"]),
+        # compromise's hasHyphen: not after one letter, a prefix, before a suffix, or when
+        # the written token does not start with letters
+        ("an x-ray and a flower-like vase", ["an", "x-ray", "and", "a", "flower-like", "vase"]),
+        ("re-enact well-known **value-added", ["re-enact", "well", "known", "value-added"]),
+        ("covid-19 in 20-aug", ["covid", "19", "in", "20", "aug"]),
         ("", []),
         ("!!! ...", []),
     ],
@@ -158,3 +163,31 @@ def test_a_line_break_ends_a_sentence() -> None:
     assert starts == [True, False, False, True, False, False]
     starts = [t.sentence_start for t in tokenize("Key factors include 1. Recognizing risk")]
     assert starts == [True, False, False, False, True, False]
+
+
+def test_split_hyphen_words_are_hyphenated() -> None:
+    terms = tag_text("A non-vanishing field, plan ahead - it works.")
+    assert [t.normal for t in terms if t.has("Hyphenated")] == ["non", "vanishing"]
+
+
+@pytest.mark.parametrize(
+    ("word", "tag"),
+    [
+        ("nanomaterials", "Noun"),
+        ("electrolytes", "Noun"),
+        ("quasistatic", "Adjective"),
+        ("nano", None),  # three letters must remain
+        ("table", None),
+    ],
+)
+def test_prefix_guess(word: str, tag: str | None) -> None:
+    assert prefix_guess(word) == tag
+
+
+def test_an_unknown_word_is_guessed_by_its_start() -> None:
+    terms = tag_text("There are many more nanomaterials that have uses.")
+    assert terms[4].tags == {"Noun", "Plural"}
+
+
+def test_one_term_hyphenated_word_is_looked_up_without_its_hyphen() -> None:
+    assert tag_text("We re-enact it.")[1].has("Verb")

@@ -23,6 +23,7 @@ __all__ = [
     "lexicon",
     "looks_plural",
     "phrasal_verbs",
+    "prefix_guess",
     "to_infinitive",
 ]
 
@@ -215,3 +216,33 @@ def looks_plural(word: str) -> bool:
     if end in _PLURAL_BY_END:
         return word.endswith(_PLURAL_BY_END[end])
     return end == "s" and not word.endswith(_NOT_PLURAL)
+
+
+_PREFIX_TAGS = {
+    **dict.fromkeys(("neo", "bio", "ex-"), "Noun"),
+    **dict.fromkeys(("de-", "re-", "un-", "mis-", "dis-"), "Verb"),
+    **dict.fromkeys(("anti", "auto", "hexa", "kilo", "mono", "nano", "octa", "poly"), "Noun"),
+    **dict.fromkeys(("tele", "anglo", "centi", "ethno", "ferro", "grand", "hepta"), "Noun"),
+    **dict.fromkeys(("hydro", "intro", "macro", "micro", "milli", "nitro", "penta"), "Noun"),
+    **dict.fromkeys(("radio", "tetra", "electro"), "Noun"),
+    **dict.fromkeys(("faux", "semi", "pro-", "pre-", "quasi", "omni-", "post-"), "Adjective"),
+    **dict.fromkeys(("pseudo", "extra-", "hyper-", "inter-", "intra-", "deca-"), "Adjective"),
+}
+"""compromise 14.17.0's word-start guesses (``model/patterns/prefixes.js``; MIT, © S. Kelly)."""
+
+
+def prefix_guess(word: str) -> str | None:
+    """Guess an unknown word's tag by how it starts (``nanomaterials`` → noun), or ``None``.
+
+    Source: compromise 14.17.0 ``checkPrefix``: the longest known start of 3 to 7 letters
+    that leaves at least 3 letters after it.
+
+    Example:
+        >>> prefix_guess("nanomaterials"), prefix_guess("semiotic"), prefix_guess("nano")
+        ('Noun', 'Adjective', None)
+    """
+    for size in range(min(7, len(word) - 3), 2, -1):
+        tag = _PREFIX_TAGS.get(word[:size])
+        if tag is not None:
+            return tag
+    return None

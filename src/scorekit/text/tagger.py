@@ -33,7 +33,14 @@ import re
 
 from scorekit.text.acronyms import acronym_tags
 from scorekit.text.contractions import has_follows, is_possessive
-from scorekit.text.lexicon import Lexicon, ending_guesses, lexicon, looks_plural, phrasal_verbs
+from scorekit.text.lexicon import (
+    Lexicon,
+    ending_guesses,
+    lexicon,
+    looks_plural,
+    phrasal_verbs,
+    prefix_guess,
+)
 from scorekit.text.postrules import apply_post_rules
 from scorekit.text.term import Term, gc_paused
 from scorekit.text.tokens import S_ENDINGS, clauses, tokenize
@@ -43,6 +50,7 @@ __all__ = ["clauses", "set_tag", "tag_text", "tokenize"]
 _TITLE = re.compile(r"^[^\W\d_a-z][a-z'\u2019]")
 _NUMBER = re.compile(r"^[0-9][0-9,.]*(st|nd|rd|th|s|k|m|%)?$")
 _PREFIX = re.compile(r"^(under|over|mis|re|un|dis|semi)-?")
+_ONE_DASH = re.compile(r"^[^\W\d_]+-[^\W\d_]+$")
 
 
 @functools.cache
@@ -97,7 +105,8 @@ def _word_facts(word: str, lex: Lexicon) -> tuple[tuple[str, ...], str]:
     """The lexicon tags and the switch class of ``word`` (context-free; cached per text).
 
     The lexicon is read by compromise's ``machine`` form of the word, without a final ``'s``
-    (``japan's`` has the tags of ``japan``); the switch class by the word itself.
+    (``japan's`` has the tags of ``japan``) and without the hyphen of two words of letters that
+    stay one term (``re-enact`` as ``reenact``); the switch class by the word itself.
     """
     switch = lex.switches.get(word, "")
     if not switch and _PREFIX.match(word):
@@ -105,6 +114,8 @@ def _word_facts(word: str, lex: Lexicon) -> tuple[tuple[str, ...], str]:
         if len(stem) > 3:
             switch = lex.switches.get(stem, "")
     machine = word[:-2] if word[-2:] == "'s" else word
+    if "-" in machine and _ONE_DASH.match(machine):  # "re-enact" is looked up as "reenact"
+        machine = machine.replace("-", "")
     return lex.words.get(machine, ()), switch
 
 
@@ -153,7 +164,7 @@ def _first_pass_uncached(term: Term, lex: Lexicon) -> None:
             _record(term, "Cardinal")
             _record(term, "NumericValue")
             return
-        guess = guess or _ending_guess(word)
+        guess = guess or _ending_guess(word) or prefix_guess(word)
         if guess:
             term.tags.add(guess)
             _record(term, guess)
@@ -338,6 +349,9 @@ def _tag_clause(terms: list[Term], lex: Lexicon, split: bool = False) -> None:
             tag = _resolve_switch(terms, i, lex, split)
             if tag:
                 set_tag(term, tag, lex)
+        if term.post == "-" and i + 1 < len(terms):  # compromise's byHyphen: "non-vanishing"
+            set_tag(term, "Hyphenated", lex)
+            set_tag(terms[i + 1], "Hyphenated", lex)
 
 
 _HAVE = frozenset({"have", "has", "had", "having"})

@@ -63,6 +63,44 @@ def _split_contraction(core: str, following: str) -> list[tuple[str, str, bool]]
 
 _Piece = tuple[str, str, bool, str]  # text, normal, implicit, punctuation after
 
+_DASHES = re.compile("[-\u2013\u2014]")
+_WORDS_DASHED = re.compile(
+    "^([a-z\u00c0-\u00ff`\"'/]+)[-\u2013\u2014]([a-z0-9\u00c0-\u00ff].*)", re.I
+)
+_NUMBER_DASHED = re.compile(
+    "^[('\"]?([0-9]{1,4})[-\u2013\u2014]([a-z\u00c0-\u00ff`\"'/-]+[)'\"]?$)", re.I
+)
+_HYPHEN_PREFIXES = frozenset(
+    {"anti", "bi", "co", "contra", "de", "extra", "infra", "inter", "intra", "macro", "micro"}
+    | {"mis", "mono", "multi", "peri", "pre", "pro", "proto", "pseudo", "re", "sub", "supra"}
+    | {"trans", "tri", "un", "out", "ex"}
+)
+_HYPHEN_SUFFIXES = frozenset({"like", "ish", "less", "able", "elect", "type", "designate"})
+
+
+def _splits_hyphen(raw: str) -> bool:
+    """Whether compromise splits the whitespace-separated token ``raw`` at its hyphen.
+
+    Source: compromise 14.17.0 ``hasHyphen``, on the token as written (its punctuation too):
+    not ``x-ray`` (one letter first), ``re-do`` (a prefix), ``flower-like`` (a suffix);
+    yes for letters, a dash and a letter or digit (``well-known``, ``covid-19``: never
+    ``**value-added`` or ``(well-known``), or a number, a dash and letters (``20-aug``).
+    """
+    parts = _DASHES.split(raw)
+    if len(parts) <= 1:
+        return False
+    first = parts[0]
+    if len(first) == 1 and first.isascii() and first.isalpha():
+        return False
+    if first in _HYPHEN_PREFIXES:
+        return False
+    second = parts[1].strip()
+    if second[-1:] in (".", "?", "!"):
+        second = second[:-1]
+    if second in _HYPHEN_SUFFIXES:
+        return False
+    return bool(_WORDS_DASHED.match(raw) or _NUMBER_DASHED.match(raw))
+
 
 def _pieces(raw: str, following: str) -> tuple[list[_Piece], bool]:
     """The terms of one whitespace-separated token, and whether it ends a sentence."""
@@ -71,8 +109,13 @@ def _pieces(raw: str, following: str) -> tuple[list[_Piece], bool]:
     core, post = match.group(2).strip("'"), match.group(3)
     if not core:
         return [("", "", False, raw)], bool(_SENTENCE_END.search(raw))
-    parts = [p for p in core.split("-") if p] if re.search(r"\w-\w", core) else [core]
-    pieces: list[_Piece] = [(part, part.lower(), False, "-") for part in parts[:-1]]
+    if _splits_hyphen(raw):
+        dash = _DASHES.search(core)
+        mark = dash.group() if dash else "-"
+        parts = [p for p in _DASHES.split(core) if p]
+    else:
+        mark, parts = "-", [core]
+    pieces: list[_Piece] = [(part, part.lower(), False, mark) for part in parts[:-1]]
     pieces.extend((t, n, i, "") for t, n, i in _split_contraction(parts[-1], following))
     text, normal, implicit, _ = pieces[-1]
     pieces[-1] = (text, normal, implicit, post)
@@ -126,7 +169,8 @@ def tokenize(text: str) -> list[Term]:
         for text_, normal, implicit, post in pieces:
             if not normal:  # punctuation only: it belongs to the word before
                 if terms:
-                    terms[-1].post += post
+                    # after a space, as in compromise's post: " - " is a dash, no hyphen
+                    terms[-1].post += " " + post if _DASHES.match(post) else post
                 continue
             append(Term(text_, normal, post, start, set(), "", implicit))
             start = False
