@@ -4,12 +4,14 @@ Mastra's completeness scorer depends on which words compromise tags as verbs. Th
 scorekit's own code over compromise's data (:mod:`scorekit.text.lexicon`), in compromise's
 order of evidence:
 
-1. tokens: whitespace-separated words, punctuation kept aside, hyphenated words split,
+1. tokens: whitespace-separated words, punctuation kept aside, hyphenated words split where
+   compromise splits them (their two sides ``Hyphenated`` in step 3),
    contractions expanded into a written term and an implicit one (``don't`` → ``do`` +
    ``not``; ``it's`` → ``it`` + ``is``); another ``X's`` waits for step 4;
 2. per word: the lexicon (read without a final ``'s``: ``japan's`` as ``japan``), else a
    title-cased word inside a sentence is a proper noun, else the longest known suffix
-   (``-ing`` → gerund…), else digits are a number;
+   (``-ing`` → gerund…), else digits are a number, else an ending pattern, else a known start
+   (``nano-`` → noun);
 3. per clause (split at sentence ends, and at commas where compromise's quick split cuts:
    :func:`clauses`): an acronym (``SARS``, :mod:`scorekit.text.acronyms`) is a noun, an
    untagged word takes a neighbour clue, else it is a noun; a common noun with no number

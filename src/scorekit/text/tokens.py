@@ -1,12 +1,12 @@
 """Words of a text as compromise 14.17.0 splits them: terms, contractions, clauses.
 
 Step 1 of the tagger (:mod:`scorekit.text.tagger`): whitespace-separated words, punctuation
-kept aside (on the word before), hyphenated words split, contractions expanded into a written
-term and an implicit one (``don't`` → ``do`` + ``not``; ``it's`` → ``it`` + ``is``; another
-``X's`` is decided after the first tags, :mod:`scorekit.text.contractions`), sentence starts
-marked (after ``.``/``!``/``?`` and after every line break: compromise splits the lines
-first). :func:`clauses` cuts the terms where compromise's quick split does. scorekit's own
-code.
+kept aside (on the word before), hyphenated words split where compromise splits them
+(:func:`_splits_hyphen`), contractions expanded into a written term and an implicit one
+(``don't`` → ``do`` + ``not``; ``it's`` → ``it`` + ``is``; another ``X's`` is decided after
+the first tags, :mod:`scorekit.text.contractions`), sentence starts marked (after
+``.``/``!``/``?`` and after every line break: compromise splits the lines first).
+:func:`clauses` cuts the terms where compromise's quick split does. scorekit's own code.
 """
 
 from __future__ import annotations
