@@ -13,9 +13,11 @@ The words are tagged by :mod:`scorekit.text.tagger` (compromise's lexicon and ru
 verb phrases found by :mod:`scorekit.text.phrases` (compromise's chunks and ``findVerbs``). A
 phrase is rewritten as compromise's ``toInfinitive`` does:
 
-* the root is the last run of words that are not auxiliaries, modals, negations, adverbs or
-  prefixes (``want to``/``going to`` excluded; a negated ``have to go`` keeps ``have``); the
-  words before it that are not adverbs, negations or prefixes (the auxiliaries) are dropped;
+* the root is the last run of words that are not auxiliaries (as the tagger's post-rules tag
+  them: ``to be paid`` keeps ``be``, ``has been running`` does not), modals, negations,
+  adverbs or prefixes (``want to``/``going to`` excluded; a negated ``have to go`` keeps
+  ``have``); the words before it that are not adverbs, negations or prefixes (the
+  auxiliaries) are dropped;
 * the root becomes its infinitive (:func:`scorekit.text.lexicon.to_infinitive`) by the tense
   of any of its words, a verb and its particle at most: ``was running`` → ``run``, ``runs
   through`` → ``run through``, ``reports show`` unchanged (an infinitive is in it); a third
@@ -50,11 +52,6 @@ _COMBINING = re.compile("[\u0300-\u036f]")
 _NON_ALNUM = re.compile("[^a-z0-9]+")
 _SENTENCE_END = re.compile("[.!?]")
 _CONTRACTION = re.compile("['\u2019][^'\u2019]*$")
-_AUXILIARY_WORDS = frozenset(
-    {"be", "am", "is", "are", "was", "were", "been", "being", "have", "has", "had", "having"}
-    | {"do", "does", "did", "will", "would", "shall", "should", "can", "could", "may", "might"}
-    | {"must", "going", "gonna", "used", "got", "get"}
-)
 _NOT_ROOT = frozenset({"Negative", "Auxiliary", "Modal", "Adverb", "Prefix"})
 _KEPT_BEFORE_ROOT = frozenset({"Adverb", "Negative", "Prefix"})
 _TENSES = ("Infinitive", "Participle", "PastTense", "Gerund", "PresentTense")
@@ -82,24 +79,6 @@ def clean_words(text: str) -> list[str]:
     """
     lowered = _COMBINING.sub("", unicodedata.normalize("NFD", text)).lower()
     return _NON_ALNUM.sub(" ", lowered).split()
-
-
-def _mark_auxiliaries(terms: list[Term], start: int, end: int) -> None:
-    """Tag as auxiliary each helper verb followed, inside the phrase, by another verb."""
-    # a phrasal verb's particle ("get [out]") and a prefix ("is [over]", never a root) are no
-    # verbs that make "get" or "is" a helper
-    last_verb = max(
-        (
-            k
-            for k in range(start, end)
-            if "Verb" in (tags := terms[k].tags) and "Particle" not in tags and "Prefix" not in tags
-        ),
-        default=start,
-    )
-    for i in range(start, last_verb):  # a verb follows each of these inside the phrase
-        term = terms[i]
-        if term.normal in _AUXILIARY_WORDS or "Modal" in term.tags:
-            term.tags.add("Auxiliary")
 
 
 def _tense(terms: list[Term], span: list[int]) -> str | None:
@@ -198,7 +177,6 @@ def _rewrite(terms: list[Term], start: int, end: int, memo: _Rewrites) -> list[s
 
 def _rewrite_phrase(terms: list[Term], start: int, end: int) -> tuple[list[str], bool]:
     """The rewritten phrase without the *do*/*does* of a negation, and whether it is negated."""
-    _mark_auxiliaries(terms, start, end)
     span = list(range(start, end))
     root = _root(terms, span)
     first = root[0] if root else end
