@@ -31,8 +31,10 @@ S_ENDINGS = frozenset({"'s", "\u2019s", "'S", "\u2019S"})
 # contraction suffix → the implicit word (n't is handled apart: "can't" → can + not)
 _SUFFIXES = {"'m": "am", "'re": "are", "'ve": "have", "'ll": "will", "'d": "would"}
 _NEGATIVE_HEADS = {"ca": "can", "wo": "will", "sha": "shall", "ai": "is"}
-_BARE_NEGATIVES = {"dont": "do", "cant": "can", "wont": "will", "doesnt": "does"}
-_BARE_NEGATIVES |= {"didnt": "did", "isnt": "is", "arent": "are", "wasnt": "was"}
+# compromise's contractions written without an apostrophe (not "didnt", "doesnt")
+_BARE_NEGATIVES = {"dont": "do", "cant": "can", "wont": "will", "isnt": "is", "arent": "are"}
+_BARE_NEGATIVES |= {"wasnt": "was", "hasnt": "has", "shouldnt": "should", "couldnt": "could"}
+_BARE_NEGATIVES |= {"wouldnt": "would"}
 _IS_BEFORE = frozenset(
     {"it", "he", "she", "that", "what", "there", "here", "who", "where", "how", "this", "let"}
     | {"when", "why", "which", "everything", "everyone", "nothing", "something", "someone"}
