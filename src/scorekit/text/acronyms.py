@@ -62,6 +62,8 @@ def acronym_tags(text: str, normal: str, tags: set[str], known: bool) -> tuple[s
     """
     if "RomanNumeral" in tags or "Acronym" in tags:
         return None
+    if text.islower():  # every other test needs a capital
+        return ("Acronym",) if "Organization" in tags and len(text) <= 3 else None
     if _no_period(text, normal, known):
         found: tuple[str, ...] = ("", "Acronym", "Noun")
         if normal in _PLACES:

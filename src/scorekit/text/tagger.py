@@ -322,7 +322,10 @@ def _set_number(term: Term) -> None:
 
 def _acronym(term: Term, lex: Lexicon) -> None:
     """Tag an acronym (``SARS``) as :func:`~scorekit.text.acronyms.acronym_tags` says."""
-    found = acronym_tags(term.text, term.normal, term.tags, term.normal in lex.words)
+    text = term.text
+    if text.islower() and "Organization" not in term.tags:
+        return  # the common case, decided without the call: acronyms need a capital
+    found = acronym_tags(text, term.normal, term.tags, term.normal in lex.words)
     if found is None:
         return
     if found[0] == "":  # the word's other tags are dropped

@@ -11,7 +11,6 @@ the first tags, :mod:`scorekit.text.contractions`), sentence starts marked (afte
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Iterable
 
@@ -19,8 +18,7 @@ from scorekit.text.term import Term
 
 __all__ = ["S_ENDINGS", "clauses", "tokenize"]
 
-_RAW = re.compile(r"\S+")
-_LINE_BREAK = re.compile(r"[\r\n]")
+_LINE_BREAKS = re.compile(r"[\r\n]+")
 _WORD_EDGE = re.compile(r"^([^\w']*)(.*?)([^\w']*)$", re.DOTALL)
 _SENTENCE_END = re.compile(r"[.!?]")
 _ELLIPSIS = re.compile(r"(\u2026|\.{2,})\W*$")
@@ -137,14 +135,17 @@ def _token_facts(raw: str, following: str) -> _Token:
 
 def tokenize(text: str) -> list[Term]:
     """Split ``text`` into terms (see the module docstring, step 1)."""
-    found_raws = list(_RAW.finditer(text))
-    raws = [match.group() for match in found_raws]
     # compromise splits the text into lines first: a line break always ends a sentence
-    breaks = [
-        bool(_LINE_BREAK.search(text, match.end(), nxt.start()))
-        for match, nxt in itertools.pairwise(found_raws)
-    ]
-    breaks.append(False)
+    raws: list[str] = []
+    breaks: list[bool] = []
+    for line in _LINE_BREAKS.split(text):
+        words = line.split()
+        if words:
+            raws.extend(words)
+            breaks.extend([False] * (len(words) - 1))
+            breaks.append(True)
+    if breaks:
+        breaks[-1] = False
     terms: list[Term] = []
     append = terms.append
     start = True
