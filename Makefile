@@ -19,7 +19,7 @@ venv: $(STAMP)
 ## after any change in src/scorekit/text). Without gcc or the Python headers it builds nothing
 ## and scorekit runs its Python sources, which give the same results (scorekit/text/compiled.py).
 CORE := src/scorekit/text/_compiled/manifest.json
-$(CORE): $(STAMP) $(wildcard src/scorekit/text/*.py) tools/build_text_core.py
+$(CORE): $(STAMP) $(wildcard src/scorekit/text/*.py src/scorekit/text/*.c) tools/build_text_core.py
 	$(BIN)/python tools/build_text_core.py
 
 core: $(CORE)

@@ -1,4 +1,4 @@
-"""Compile the completeness text core (:data:`MODULES`: term, tagger, post-rules…) with mypyc.
+"""Compile the text core: the completeness modules (:data:`MODULES`) with mypyc, and the C kernels.
 
 The completeness scorer spends its time in thirteen pure-Python modules of ``scorekit.text``
 (:data:`MODULES`). mypyc (part of mypy, already a pinned dev dependency) compiles them, as
@@ -8,6 +8,10 @@ the fallback. The extensions go to ``src/scorekit/text/_compiled/`` (never commi
 extension suffix. ``scorekit.text`` loads the extensions only while the manifest matches the
 sources and the interpreter (:mod:`scorekit.text.compiled`), so an edited source is never
 shadowed by a stale build: it runs as Python until the next build.
+
+The hand-written C kernels (:data:`KERNELS`, ``scorekit/text/<name>.c``) are built in the same
+step and loaded the same way; their Python modules fall back to their own Python code when a
+kernel is not there.
 
 Run by ``make core`` (a step of ``make test`` and ``make demo``). Without a C compiler or the
 Python headers it builds nothing, says why and exits 0 (scorekit then runs its Python
@@ -55,15 +59,21 @@ SDKs and pydantic made the analysis 20 times as long (141 s against 7 s). Standa
 stubs are still read; third-party packages are not, so an uncompiled module that uses one
 (``dice`` and numpy) is not judged here (``mypy src`` checks it, strict)."""
 
+KERNELS = ("_sentiment_kernel",)
+"""Hand-written C extensions of ``scorekit.text`` (``<name>.c`` beside the sources), each the
+fast path of a Python module that keeps the same computation as its reference and fallback."""
+
 _SETUP = """
 import sys
-from setuptools import setup
+from setuptools import Extension, setup
 from mypyc.build import mypycify
-paths, target = sys.argv[1:-4], sys.argv[-4]
+paths, target = sys.argv[1:-5], sys.argv[-5]
+kernels = [Extension("scorekit.text." + name, [sys.argv[-4] + "/" + name + ".c"],
+                     extra_compile_args=["-O2"]) for name in {kernels!r}]
 sys.argv = [sys.argv[0], "build_ext", "--build-lib", sys.argv[-3], "--build-temp", sys.argv[-2],
             "--parallel", sys.argv[-1]]
 setup(name="scorekit-text-core", ext_modules=mypycify(paths, group_name={group!r},
-      target_dir=target))
+      target_dir=target) + kernels)
 """
 
 
@@ -87,14 +97,17 @@ def build() -> int:
     with tempfile.TemporaryDirectory(prefix="scorekit-core-") as tmp:
         work = Path(tmp)
         setup = work / "setup.py"
-        setup.write_text(_SETUP.format(group=GROUP), encoding="utf-8")
+        setup.write_text(_SETUP.format(group=GROUP, kernels=KERNELS), encoding="utf-8")
         config = work / "mypy.ini"
         compiled = ",".join(f"scorekit.text.{name}" for name in MODULES)
         config.write_text(_MYPY_CONFIG.format(compiled=compiled), encoding="utf-8")
         paths = [f"--config-file={config}", *(str(TEXT / f"{name}.py") for name in MODULES)]
         lib = work / "lib"
-        args = [str(work / "c"), str(lib), str(work / "temp"), str(os.cpu_count() or 1)]
-        print(f"text core: compiling {', '.join(MODULES)} with mypyc (about a minute)")
+        args = [str(work / "c"), str(TEXT), str(lib), str(work / "temp"), str(os.cpu_count() or 1)]
+        print(
+            f"text core: compiling {', '.join(MODULES)} with mypyc and {', '.join(KERNELS)} "
+            "(about a minute)"
+        )
         done = subprocess.run(
             [sys.executable, str(setup), *paths, *args],
             cwd=work,
@@ -107,8 +120,8 @@ def build() -> int:
             print("text core: compilation failed (above)", file=sys.stderr)
             return 1
         built = sorted((lib / "scorekit" / "text").glob("*" + _suffix()))
-        if len(built) != len(MODULES) + 1:
-            wanted = len(MODULES) + 1
+        if len(built) != len(MODULES) + 1 + len(KERNELS):
+            wanted = len(MODULES) + 1 + len(KERNELS)
             print(f"text core: expected {wanted} extensions, got {built}", file=sys.stderr)
             return 1
         if source_digests() != before:
@@ -122,6 +135,7 @@ def build() -> int:
         "ext_suffix": _suffix(),
         "mypy": _mypy_version(),
         "modules": list(MODULES),
+        "kernels": list(KERNELS),
         "sources": before,
     }
     (OUT / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")

@@ -76,7 +76,7 @@ def test_the_compiled_core_gives_the_python_sources_results() -> None:
     )
     status, pure = json.loads(done.stdout)
     assert status == f"Python sources ({compiled.PURE_PYTHON_ENV} is set)"
-    assert compiled.core_status() == "compiled (mypyc)"
+    assert compiled.core_status() == "compiled (mypyc modules and C kernels)"
     mine = json.loads(json.dumps(_results(texts)))
     assert len(mine) == len(pure) == 806
     assert [i for i, (a, b) in enumerate(zip(mine, pure, strict=True)) if a != b] == []
@@ -86,7 +86,7 @@ def _fake_build(tmp_path: Path) -> Path:
     """A copy of the text sources with a build folder whose manifest matches them."""
     text = tmp_path / "text"
     text.mkdir()
-    for source in compiled.TEXT.glob("*.py"):
+    for source in [*compiled.TEXT.glob("*.py"), *compiled.TEXT.glob("*.c")]:
         shutil.copy2(source, text / source.name)
     folder = text / "_compiled"
     folder.mkdir()
@@ -115,6 +115,18 @@ def test_a_build_older_than_an_edited_source_is_not_used(
     tagger = folder.parent / "tagger.py"
     tagger.write_text(tagger.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
     assert compiled.compiled_folder(folder) is None
+    assert compiled.unusable_reason(folder) == (
+        "the compiled core is older than the sources (make core rebuilds it)"
+    )
+
+
+def test_an_edited_c_kernel_makes_the_build_stale(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(compiled.PURE_PYTHON_ENV, raising=False)
+    folder = _fake_build(tmp_path)
+    kernel = folder.parent / "_sentiment_kernel.c"
+    kernel.write_text(kernel.read_text(encoding="utf-8") + "\n/* edited */\n", encoding="utf-8")
     assert compiled.unusable_reason(folder) == (
         "the compiled core is older than the sources (make core rebuilds it)"
     )

@@ -1,4 +1,5 @@
 import random
+from collections.abc import Callable
 
 import pytest
 
@@ -135,3 +136,67 @@ def test_comparatives_in_batches_and_of_long_texts_are_each_texts_comparative() 
     texts[5_000:5_000] = [long_text, "", "\x00 good"]
     assert sum(map(len, texts)) > 3 * SLICE and len(long_text) > SLICE
     assert comparatives(texts) == [comparative(text) for text in texts]
+
+
+def _kernel_or_skip() -> Callable[[str], list[float]]:
+    from scorekit.text import compiled, sentiment
+
+    kernel = sentiment._kernel()
+    if kernel is None:
+        if compiled.core_status().startswith("compiled"):
+            pytest.fail("the compiled core is current but the sentiment kernel did not load")
+        pytest.skip(
+            "no compiled text core: make core builds the sentiment kernel (needs gcc, Debian "
+            "package gcc, and the Python headers, Debian package python3-dev)"
+        )
+    return kernel
+
+
+def test_the_c_kernel_gives_the_python_valence_sums() -> None:
+    # issue 35: the C kernel reads a normalised ASCII batch as str.split() and
+    # _ascii_comparatives do, on seeded token soup: lexicon words (ASCII and multi-word ones,
+    # which no token matches), negators (also valenced ones), separators anywhere (first,
+    # last, doubled), every whitespace str.split() knows, and words longer than any key
+    from scorekit.text.sentiment import _ascii_comparatives
+
+    kernel = _kernel_or_skip()
+    ascii_words = sorted(word for word in sentiment_labels() if word.isascii())
+    pieces = [*ascii_words[::11], *[w for w in ascii_words if " " in w][:20]]
+    pieces += [*sorted(sentiment_negators()), "no", "the", "x" * 80, "\x00", "\x00"]
+    spaces = [" ", " ", " ", "  ", "\n", "\t", "\v", "\f", "\r", "\x1c", "\x1f"]
+    rng = random.Random(350)
+    for _ in range(4_000):
+        text = "".join(rng.choice(pieces) + rng.choice(spaces) for _ in range(rng.randint(0, 30)))
+        if rng.random() < 0.3:
+            text = text.strip()
+        assert kernel(text) == _ascii_comparatives(text.split()), repr(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", [0.0]),
+        ("\x00", [0.0, 0.0]),
+        ("good \x00 not good", [3.0, -1.5]),
+        ("not \x00 good", [0.0, 3.0]),  # a negator negates the next token of its own text only
+        ("not not good", [-1.0]),  # "not" is no valenced word: a negated negator stays a negator
+        ("cashing in", [0.0]),  # a multi-word key matches no token
+        ("\x00\x00 good", [1.5]),  # "\x00\x00" is a word of the text, not two separators
+    ],
+)
+def test_the_c_kernel_exact_values(text: str, expected: list[float]) -> None:
+    assert _kernel_or_skip()(text) == expected
+
+
+def test_the_c_kernel_refuses_what_it_cannot_read() -> None:
+    _kernel_or_skip()
+    from scorekit.text import _sentiment_kernel
+
+    table = _sentiment_kernel.lexicon({"good": 3}, frozenset({"not"}))
+    assert _sentiment_kernel.comparatives(table, "not good") == [-1.5]
+    with pytest.raises(ValueError, match="ASCII text only"):
+        _sentiment_kernel.comparatives(table, "très good")
+    with pytest.raises(TypeError, match="lexicon words must be str"):
+        _sentiment_kernel.lexicon({b"good": 3}, frozenset())
+    with pytest.raises(ValueError, match="invalid PyCapsule"):
+        _sentiment_kernel.comparatives(object(), "good")

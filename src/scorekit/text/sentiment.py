@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from itertools import compress
@@ -232,13 +232,35 @@ def _comparatives_of(texts: Sequence[str]) -> list[float]:
     if joined.count(_SEPARATOR) != len(texts) - 1:
         return [comparative(text) for text in texts]
     if joined.isascii() and not any(c in joined for c in _NOT_PLAIN_SPACE):
-        return _ascii_comparatives(joined.lower().translate(_TO_SPACE).split())
+        normalised = joined.lower().translate(_TO_SPACE)
+        kernel = _kernel()
+        if kernel is not None:
+            return kernel(normalised)
+        return _ascii_comparatives(normalised.split())
     normalised = _WS_RUN.sub(" ", _SPECIAL.sub(" ", joined.lower().replace("\n", " ")))
     scores = []
     for piece in normalised.split(_SEPARATOR):
         tokens = js_trim(piece).split(" ")
         scores.append(_valence_sum(tokens) / len(tokens))
     return scores
+
+
+@functools.cache
+def _kernel() -> Callable[[str], list[float]] | None:
+    """The C kernel's :func:`_ascii_comparatives` of a normalised ASCII batch, or ``None``.
+
+    ``scorekit/text/_sentiment_kernel.c``, built by ``make core`` and importable only while
+    that build is current (:mod:`scorekit.text.compiled`): the batch's tokens (those of
+    ``str.split``) are found and looked up in C, the same values as :func:`_ascii_comparatives`
+    (``tests/text/test_sentiment.py`` compares the two on every text at hand) in about a fifth
+    of the time. Without it the Python code runs.
+    """
+    try:
+        from scorekit.text import _sentiment_kernel
+    except ImportError:
+        return None
+    table = _sentiment_kernel.lexicon(dict(sentiment_labels()), sentiment_negators())
+    return functools.partial(_sentiment_kernel.comparatives, table)
 
 
 def _ascii_comparatives(tokens: list[str]) -> list[float]:
