@@ -59,7 +59,7 @@ SDKs and pydantic made the analysis 20 times as long (141 s against 7 s). Standa
 stubs are still read; third-party packages are not, so an uncompiled module that uses one
 (``dice`` and numpy) is not judged here (``mypy src`` checks it, strict)."""
 
-KERNELS = ("_sentiment_kernel",)
+KERNELS = ("_sentiment_kernel", "_dice_kernel")
 """Hand-written C extensions of ``scorekit.text`` (``<name>.c`` beside the sources), each the
 fast path of a Python module that keeps the same computation as its reference and fallback."""
 

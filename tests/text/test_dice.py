@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import pytest
 
@@ -22,6 +23,8 @@ def naive_shared(a: str, b: str) -> int:
     return shared
 
 
+ASCII = "".join(map(chr, range(128)))
+
 ALPHABETS = {
     "small": "ab",
     "english": "abcdefghijklmnopqrstuvwxyz.,'",
@@ -39,6 +42,67 @@ def test_both_counts_equal_the_reference(alphabet: str, length: int) -> None:
         expected = naive_shared(a, b)
         assert dice._shared_bigrams_dict(a, b) == expected
         assert dice._shared_bigrams_vector(a, b) == expected
+
+
+def _kernel_or_skip() -> Callable[[str, str], float]:
+    from scorekit.text import compiled
+
+    kernel = dice._kernel()
+    if kernel is None:
+        if compiled.core_status().startswith("compiled"):
+            pytest.fail("the compiled core is current but the Dice kernel did not load")
+        pytest.skip(
+            "no compiled text core: make core builds the Dice kernel (needs gcc, Debian "
+            "package gcc, and the Python headers, Debian package python3-dev)"
+        )
+    return kernel
+
+
+def _python_dice(a: str, b: str) -> float:
+    """dice_similarity's Python path, whitespace removal and the reference count included."""
+    a, b = dice.remove_whitespace(a), dice.remove_whitespace(b)
+    if a == b:
+        return 1.0
+    if len(a) < 2 or len(b) < 2:
+        return 0.0
+    return 2.0 * naive_shared(a, b) / (len(a) + len(b) - 2)
+
+
+@pytest.mark.parametrize("alphabet", ["ab ", "abcdefghijklmnopqrstuvwxyz.,' \n", ASCII])
+@pytest.mark.parametrize("length", [0, 1, 2, 3, 50, 400, 3000, 70_000])
+def test_the_c_kernel_equals_the_python_code(alphabet: str, length: int) -> None:
+    # issue 35: ASCII texts (every code point 0-127: NUL, DEL, JS whitespace, which goes, and
+    # \x1c-\x1f, which stays), any lengths, and texts equal but for their whitespace
+    kernel = _kernel_or_skip()
+    rng = random.Random(length * 11 + len(alphabet))
+    for _ in range(3):
+        a = "".join(rng.choice(alphabet) for _ in range(length))
+        b = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, length + 2)))
+        for first, second in ((a, b), (b, a), (a, " \t" + a.replace(" ", "\r\n") + "\f")):
+            assert kernel(first, second) == _python_dice(first, second), (first, second)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [
+        ("night", "nacht", 0.25),  # "ht" shared: 2 * 1 / 8
+        ("aaaa", "aa", 0.5),  # a multiset: "aa" once in b, 2 * 1 / 4
+        ("a a a a", "aaaa", 1.0),  # equal without whitespace
+        ("", " \n\t", 1.0),  # both empty
+        ("a", "b", 0.0),
+        ("a\x1cb", "ab", 0.0),  # \x1c is no JS whitespace: "a\x1c", "\x1cb" against "ab"
+        ("\x7f\x00", "\x7f\x00\x7f", 2 / 3),
+    ],
+)
+def test_the_c_kernel_exact_values(a: str, b: str, expected: float) -> None:
+    assert _kernel_or_skip()(a, b) == expected == dice_similarity(a, b)
+
+
+def test_the_c_kernel_refuses_text_that_is_not_ascii() -> None:
+    kernel = _kernel_or_skip()
+    with pytest.raises(ValueError, match="ASCII text only"):
+        kernel("café", "cafe")
+    assert dice_similarity("café", "cafe") == 4 / 6  # the Python path: "ca", "af" shared
 
 
 def test_large_alphabet_takes_the_sorted_path() -> None:

@@ -1,0 +1,3 @@
+"""Types of the C kernel ``_dice_kernel.c`` (built by ``make core``; see that file)."""
+
+def dice(a: str, b: str, /) -> float: ...
