@@ -27,7 +27,10 @@ def _module_name(path: Path) -> str:
 
 
 def _modules() -> dict[str, Path]:
-    return {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+    """Every module: the Python sources, and the C kernels by their type stubs (``.pyi``)."""
+    sources = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+    stubs = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.pyi"))}
+    return {**stubs, **sources}
 
 
 def _resolve(module: str, level: int, current: str, is_package: bool) -> str:

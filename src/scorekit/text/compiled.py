@@ -3,15 +3,15 @@
 ``tools/build_text_core.py`` (``make core``) compiles the completeness modules (term,
 lexicon, tagger, post-rules, phrases, elements…) to C extensions with mypyc, and builds the
 hand-written C kernels (``_sentiment_kernel.c`` and ``_dice_kernel.c``, the fast paths of
-:mod:`scorekit.text.sentiment` and :mod:`scorekit.text.dice`), in ``scorekit/text/_compiled/`` with a manifest of the
-SHA-256 of every ``scorekit/text/*.py`` and ``*.c`` file and the interpreter's extension
-suffix. The package loads them (by putting that folder first
-on its ``__path__``) only when the manifest matches the files and the interpreter, so an
-edited source is never shadowed by a stale build; ``SCOREKIT_PURE_PYTHON=1`` always runs the
-sources. Both give the same results (``tests/text/test_compiled_core.py`` and
-``tests/text/test_sentiment.py`` compare them); the compiled core takes about two thirds of
-the sources' time on completeness, and the kernels less than half on tone and content
-similarity.
+:mod:`scorekit.text.sentiment` and :mod:`scorekit.text.dice`), in
+``scorekit/text/_compiled/`` with a manifest of the SHA-256 of every ``scorekit/text/*.py``
+and ``*.c`` file and the interpreter's extension suffix. The package loads them (by putting
+that folder first on its ``__path__``) only when the manifest matches the files and the
+interpreter, so an edited source is never shadowed by a stale build;
+``SCOREKIT_PURE_PYTHON=1`` always runs the sources. Both give the same results
+(``tests/text/test_compiled_core.py``, ``test_sentiment.py`` and ``test_dice.py`` compare
+them); the compiled core takes about two thirds of the sources' time on completeness, and the
+kernels less than half on tone and content similarity.
 """
 
 from __future__ import annotations
