@@ -7,6 +7,7 @@ import pytest
 
 from scorekit.text import dice
 from scorekit.text.dice import dice_similarity
+from tests.text.kernels import kernel_or_skip
 
 
 def naive_shared(a: str, b: str) -> int:
@@ -45,17 +46,7 @@ def test_both_counts_equal_the_reference(alphabet: str, length: int) -> None:
 
 
 def _kernel_or_skip() -> Callable[[str, str], float]:
-    from scorekit.text import compiled
-
-    kernel = dice._kernel()
-    if kernel is None:
-        if compiled.core_status().startswith("compiled"):
-            pytest.fail("the compiled core is current but the Dice kernel did not load")
-        pytest.skip(
-            "no compiled text core: make core builds the Dice kernel (needs gcc, Debian "
-            "package gcc, and the Python headers, Debian package python3-dev)"
-        )
-    return kernel
+    return kernel_or_skip(dice._kernel(), "Dice")
 
 
 def _python_dice(a: str, b: str) -> float:

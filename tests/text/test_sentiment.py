@@ -11,6 +11,7 @@ from scorekit.text.sentiment import (
     tokenize,
 )
 from tests.conformance import cases_for as corpus_cases
+from tests.text.kernels import kernel_or_skip
 
 
 def test_data_sizes() -> None:
@@ -139,17 +140,9 @@ def test_comparatives_in_batches_and_of_long_texts_are_each_texts_comparative() 
 
 
 def _kernel_or_skip() -> Callable[[str], list[float]]:
-    from scorekit.text import compiled, sentiment
+    from scorekit.text import sentiment
 
-    kernel = sentiment._kernel()
-    if kernel is None:
-        if compiled.core_status().startswith("compiled"):
-            pytest.fail("the compiled core is current but the sentiment kernel did not load")
-        pytest.skip(
-            "no compiled text core: make core builds the sentiment kernel (needs gcc, Debian "
-            "package gcc, and the Python headers, Debian package python3-dev)"
-        )
-    return kernel
+    return kernel_or_skip(sentiment._kernel(), "sentiment")
 
 
 def test_the_c_kernel_gives_the_python_valence_sums() -> None:
