@@ -49,10 +49,7 @@ static PyObject *dice(PyObject *module, PyObject *args) {
         return NULL;
     }
     unsigned char *a = malloc((size_t)length_a + (size_t)length_b + 2);
-    uint32_t *counts = calloc(BINS, sizeof(uint32_t));
-    if (a == NULL || counts == NULL) {
-        free(a);
-        free(counts);
+    if (a == NULL) {
         return PyErr_NoMemory();
     }
     unsigned char *b = a + length_a + 1;
@@ -64,6 +61,11 @@ static PyObject *dice(PyObject *module, PyObject *args) {
     } else if (length_a < 2 || length_b < 2) {
         similarity = 0.0;
     } else {
+        uint32_t *counts = calloc(BINS, sizeof(uint32_t)); /* only where bigrams are counted */
+        if (counts == NULL) {
+            free(a);
+            return PyErr_NoMemory();
+        }
         for (Py_ssize_t i = 0; i + 1 < length_a; i++) {
             counts[(a[i] << 7) | a[i + 1]]++;
         }
@@ -75,10 +77,10 @@ static PyObject *dice(PyObject *module, PyObject *args) {
                 shared++;
             }
         }
+        free(counts);
         similarity = 2.0 * (double)shared / (double)(length_a + length_b - 2);
     }
     free(a);
-    free(counts);
     return PyFloat_FromDouble(similarity);
 }
 

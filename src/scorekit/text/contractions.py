@@ -113,8 +113,11 @@ def has_follows(terms: list[Term], i: int) -> bool:
         if term.normal in _IS_WORDS or not term.tags.isdisjoint(_IS_TAGS):
             return False
         nxt = terms[o + 1] if o + 1 < len(terms) else None
-        adj_past = term.switch == "Adj|Past" and nxt is not None
-        if adj_past and nxt is not None and (nxt.normal in _ADJ_LIKE or nxt.has("Preposition")):
+        if (
+            term.switch == "Adj|Past"
+            and nxt is not None
+            and (nxt.normal in _ADJ_LIKE or nxt.has("Preposition"))
+        ):
             return False
         if term.has("PastTense"):
             return nxt is None or nxt.normal != "for"

@@ -252,8 +252,9 @@ def _kernel() -> Callable[[str], list[float]] | None:
     ``scorekit/text/_sentiment_kernel.c``, built by ``make core`` and importable only while
     that build is current (:mod:`scorekit.text.compiled`): the batch's tokens (those of
     ``str.split``) are found and looked up in C, the same values as :func:`_ascii_comparatives`
-    (``tests/text/test_sentiment.py`` compares the two on every text at hand) in about a fifth
-    of the time. Without it the Python code runs.
+    (``tests/text/test_sentiment.py`` compares the two on seeded text of every kind the Python
+    path reads; ``benchmarks/code_scorer_fingerprint.py`` on the shared data) in about a
+    fourth of the time. Without it the Python code runs.
     """
     try:
         from scorekit.text import _sentiment_kernel
